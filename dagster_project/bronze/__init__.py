@@ -1,0 +1,1 @@
+"""Bronze: the raw, immutable, append-only archive of every event."""

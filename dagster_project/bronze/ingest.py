@@ -1,0 +1,419 @@
+"""Batched, idempotent landing of events into ``bronze.events`` (SPEC B3, B5, B6).
+
+One batch = one transaction: per-namespace advisory locks (so the hash chain is assigned in insert
+order even with concurrent writers), existing keys looked up through a COPY'd temp table, new rows
+COPY'd into a temp table and moved with one ``INSERT … ON CONFLICT DO NOTHING``. Every submitted
+event gets a status: ``inserted``, ``duplicate`` (same key and content: nothing stored),
+``conflict`` (same key, different content: original kept, attempt quarantined) or ``rejected``
+(failed the contract: quarantined with its raw bytes, position and reason).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import psycopg
+
+from dagster_project.bronze.chain import GENESIS, link
+from dagster_project.bronze.contract import Event, Rejection, default_authority, validate_line, validate_object
+
+DEFAULT_MAX_CONTENT_BYTES = 1_048_576
+_LOCK_CLASS = 0x62726F6E  # "bron": advisory-lock namespace for chain assignment
+
+
+@dataclass
+class EventStatus:
+    """Outcome of one submitted event."""
+
+    position: int  # 1-based line number in a file, or index + 1 in a list
+    status: str  # inserted | duplicate | conflict | rejected
+    event_id: int | None = None
+    namespace: str | None = None
+    source: str | None = None
+    source_event_id: str | None = None
+    reason: str | None = None
+    code: str | None = None
+
+
+@dataclass
+class IngestResult:
+    """Per-event statuses of one batch plus the counts the CLI prints."""
+
+    statuses: list[EventStatus] = field(default_factory=list)
+
+    def count(self, status: str) -> int:
+        return sum(1 for s in self.statuses if s.status == status)
+
+    @property
+    def inserted(self) -> int:
+        return self.count("inserted")
+
+    @property
+    def duplicate(self) -> int:
+        return self.count("duplicate")
+
+    @property
+    def conflict(self) -> int:
+        return self.count("conflict")
+
+    @property
+    def rejected(self) -> int:
+        return self.count("rejected")
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing was rejected or conflicted."""
+        return self.rejected == 0 and self.conflict == 0
+
+    @property
+    def namespaces(self) -> list[str]:
+        return sorted({s.namespace for s in self.statuses if s.status == "inserted" and s.namespace})
+
+    def summary(self) -> dict[str, Any]:
+        """The ``--json`` shape of ``medallion ingest``."""
+        return {
+            "inserted": self.inserted,
+            "duplicate": self.duplicate,
+            "conflict": self.conflict,
+            "rejected": self.rejected,
+            "rejects": [
+                {"line": s.position, "status": s.status, "code": s.code, "reason": s.reason}
+                for s in self.statuses
+                if s.status in ("rejected", "conflict")
+            ],
+        }
+
+    def merge(self, other: IngestResult) -> None:
+        self.statuses.extend(other.statuses)
+
+
+@dataclass
+class _Candidate:
+    position: int
+    offset: int | None
+    raw: bytes
+    event: Event | None = None
+    rejection: Rejection | None = None
+
+
+def split_lines(data: bytes) -> Iterator[tuple[int, int, bytes]]:
+    """(line number, byte offset, line bytes) of each non-blank line; CRLF tolerated."""
+    offset = 0
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        stripped = line.rstrip(b"\r")
+        if stripped.strip():
+            yield number, offset, stripped
+        offset += len(line) + 1
+
+
+def parse_jsonl(data: bytes, *, max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES) -> list[_Candidate]:
+    """Validate every line of a JSONL document; invalid lines carry their rejection."""
+    out = []
+    for number, offset, line in split_lines(data):
+        cand = _Candidate(number, offset, line)
+        try:
+            cand.event = validate_line(line, max_content_bytes=max_content_bytes)
+        except Rejection as rej:
+            cand.rejection = rej
+        out.append(cand)
+    return out
+
+
+def ingest_jsonl(
+    conn: psycopg.Connection,
+    data: bytes,
+    *,
+    origin: str,
+    max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
+    max_authority: int | None = None,
+    batch_size: int = 50_000,
+) -> IngestResult:
+    """Land a JSONL document (bytes, as read from a file or stdin)."""
+    candidates = parse_jsonl(data, max_content_bytes=max_content_bytes)
+    return _land_in_batches(conn, candidates, origin, max_authority, batch_size)
+
+
+def ingest_events(
+    conn: psycopg.Connection,
+    events: Iterable[dict[str, Any] | Event],
+    *,
+    origin: str = "api",
+    max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
+    max_authority: int | None = None,
+    batch_size: int = 50_000,
+) -> IngestResult:
+    """Land events given as dicts (Python API, MCP) or validated :class:`Event` objects."""
+    candidates = []
+    for index, item in enumerate(events, start=1):
+        if isinstance(item, Event):
+            cand = _Candidate(index, None, item.model_dump_json().encode(), event=item)
+        else:
+            cand = _Candidate(index, None, _raw_of(item))
+            try:
+                cand.event = validate_object(item, max_content_bytes=max_content_bytes)
+            except Rejection as rej:
+                cand.rejection = rej
+        candidates.append(cand)
+    return _land_in_batches(conn, candidates, origin, max_authority, batch_size)
+
+
+def _raw_of(item: Any) -> bytes:
+    try:
+        return json.dumps(item, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass")
+    except (TypeError, ValueError):
+        return repr(item).encode("utf-8", "backslashreplace")
+
+
+def _land_in_batches(
+    conn: psycopg.Connection,
+    candidates: list[_Candidate],
+    origin: str,
+    max_authority: int | None,
+    batch_size: int,
+) -> IngestResult:
+    result = IngestResult()
+    for start in range(0, max(len(candidates), 1), batch_size):
+        batch = candidates[start : start + batch_size]
+        if batch:
+            result.merge(_land(conn, batch, origin, max_authority))
+    return result
+
+
+def _authority(event: Event, max_authority: int | None) -> int:
+    """Explicit authority, or the default from actor/source; never above the writer's cap."""
+    if event.authority is not None:
+        if max_authority is not None and event.authority < max_authority:
+            raise Rejection(
+                "authority_above_capability",
+                f"authority {event.authority} is above what this writer may claim "
+                f"(its capability allows {max_authority} or lower-ranked)",
+            )
+        return event.authority
+    value = default_authority(event.actor, event.source, event.kind)
+    return max(value, max_authority) if max_authority is not None else value
+
+
+def _land(
+    conn: psycopg.Connection, batch: list[_Candidate], origin: str, max_authority: int | None
+) -> IngestResult:
+    statuses: dict[int, EventStatus] = {}
+    quarantine: list[tuple[Any, ...]] = []
+    first_by_key: dict[tuple[str, str, str], _Candidate] = {}
+    authority: dict[int, int] = {}
+
+    for i, cand in enumerate(batch):
+        ev = cand.event
+        if ev is not None and cand.rejection is None:
+            try:
+                authority[i] = _authority(ev, max_authority)
+            except Rejection as rej:
+                cand.rejection = rej
+        if cand.rejection is not None:
+            statuses[i] = EventStatus(
+                cand.position, "rejected", reason=cand.rejection.reason, code=cand.rejection.code,
+                namespace=ev.namespace if ev else None, source=ev.source if ev else None,
+                source_event_id=ev.source_event_id if ev else None,
+            )
+            quarantine.append(_quarantine_row(origin, cand, cand.rejection.code, cand.rejection.reason, None))
+            continue
+        assert ev is not None
+        first = first_by_key.get(ev.key)
+        if first is None:
+            first_by_key[ev.key] = cand
+        elif first.event is not None and first.event.content_hash == ev.content_hash:
+            statuses[i] = EventStatus(cand.position, "duplicate", **_key_fields(ev))
+        else:
+            reason = (
+                f"conflict: {ev.namespace}/{ev.source}/{ev.source_event_id} was already submitted "
+                f"with different content (line {first.position}); the original is kept"
+            )
+            statuses[i] = EventStatus(cand.position, "conflict", reason=reason, code="conflict", **_key_fields(ev))
+            quarantine.append(_quarantine_row(origin, cand, "conflict", reason, None))
+
+    index_of = {id(c): i for i, c in enumerate(batch)}
+    fresh = [(index_of[id(c)], c) for c in first_by_key.values()]
+
+    with conn.transaction():
+        namespaces = sorted({c.event.namespace for _, c in fresh if c.event})
+        for ns in namespaces:
+            conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_LOCK_CLASS, ns))
+        existing = _existing(conn, [c.event.key for _, c in fresh if c.event])
+        now = conn.execute("SELECT clock_timestamp()").fetchone()[0]  # type: ignore[index]
+
+        heads = {
+            row[0]: (row[1], row[2])
+            for row in conn.execute(
+                "SELECT namespace, event_count, head_hash FROM bronze.chain_heads "
+                "WHERE namespace = ANY(%s) FOR UPDATE",
+                (namespaces,),
+            )
+        }
+        rows: list[tuple[Any, ...]] = []
+        new_keys: dict[tuple[str, str, str], int] = {}
+        for i, cand in fresh:
+            ev = cand.event
+            assert ev is not None
+            found = existing.get(ev.key)
+            if found is not None:
+                event_id, stored_hash = found
+                if stored_hash == ev.content_hash:
+                    statuses[i] = EventStatus(cand.position, "duplicate", event_id=event_id, **_key_fields(ev))
+                else:
+                    reason = (
+                        f"conflict: {ev.namespace}/{ev.source}/{ev.source_event_id} already exists as event "
+                        f"{event_id} with different content; the original is kept"
+                    )
+                    statuses[i] = EventStatus(
+                        cand.position, "conflict", event_id=event_id, reason=reason, code="conflict",
+                        **_key_fields(ev),
+                    )
+                    quarantine.append(_quarantine_row(origin, cand, "conflict", reason, event_id))
+                continue
+            count, head = heads.get(ev.namespace, (0, GENESIS))
+            chain = link(head, ev.content_hash, ev.source, ev.source_event_id)
+            heads[ev.namespace] = (count + 1, chain)
+            new_keys[ev.key] = i
+            rows.append(
+                (
+                    len(rows), ev.namespace, ev.source, ev.source_event_id, ev.kind, ev.actor, ev.content,
+                    ev.content_hash, ev.occurred_at or now, now, ev.provenance_root, authority[i],
+                    json.dumps(ev.metadata, ensure_ascii=False), chain,
+                )
+            )
+
+        if rows:
+            _insert_rows(conn, rows, new_keys, batch, statuses)
+            touched = sorted({r[1] for r in rows})
+            with conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO bronze.chain_heads (namespace, event_count, head_hash) VALUES (%s, %s, %s) "
+                    "ON CONFLICT (namespace) DO UPDATE SET event_count = EXCLUDED.event_count, "
+                    "head_hash = EXCLUDED.head_hash, updated_at = clock_timestamp()",
+                    [(ns, heads[ns][0], heads[ns][1]) for ns in touched],
+                )
+                cur.executemany(
+                    "INSERT INTO bronze.checkpoints (namespace, event_count, head_hash) VALUES (%s, %s, %s)",
+                    [(ns, heads[ns][0], heads[ns][1]) for ns in touched],
+                )
+        if quarantine:
+            _write_quarantine(conn, quarantine)
+
+    return IngestResult([statuses[i] for i in range(len(batch))])
+
+
+def _key_fields(ev: Event) -> dict[str, str]:
+    return {"namespace": ev.namespace, "source": ev.source, "source_event_id": ev.source_event_id}
+
+
+def _existing(conn: psycopg.Connection, keys: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], tuple[int, str]]:
+    if not keys:
+        return {}
+    conn.execute(
+        "CREATE TEMP TABLE IF NOT EXISTS _ingest_keys (namespace text, source text, source_event_id text) "
+        "ON COMMIT DELETE ROWS"
+    )
+    with conn.cursor() as cur:
+        with cur.copy("COPY _ingest_keys (namespace, source, source_event_id) FROM STDIN") as copy:
+            for key in keys:
+                copy.write_row(key)
+        cur.execute(
+            "SELECT e.namespace, e.source, e.source_event_id, e.event_id, e.content_hash "
+            "FROM _ingest_keys k JOIN bronze.events e USING (namespace, source, source_event_id)"
+        )
+        return {(r[0], r[1], r[2]): (r[3], r[4]) for r in cur.fetchall()}
+
+
+_COLUMNS = (
+    "namespace, source, source_event_id, kind, actor, content, content_hash, occurred_at, received_at, "
+    "provenance_root, authority, metadata, chain_hash"
+)
+
+
+def _insert_rows(
+    conn: psycopg.Connection,
+    rows: list[tuple[Any, ...]],
+    new_keys: dict[tuple[str, str, str], int],
+    batch: list[_Candidate],
+    statuses: dict[int, EventStatus],
+) -> None:
+    conn.execute(
+        "CREATE TEMP TABLE IF NOT EXISTS _ingest_rows (seq int, namespace text, source text, "
+        "source_event_id text, kind text, actor text, content text, content_hash text, "
+        "occurred_at timestamptz, received_at timestamptz, provenance_root text, authority smallint, "
+        "metadata jsonb, chain_hash text) ON COMMIT DELETE ROWS"
+    )
+    with conn.cursor() as cur:
+        with cur.copy(f"COPY _ingest_rows (seq, {_COLUMNS}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+        cur.execute(
+            f"INSERT INTO bronze.events ({_COLUMNS}) SELECT {_COLUMNS} FROM _ingest_rows ORDER BY seq "
+            "ON CONFLICT (namespace, source, source_event_id) DO NOTHING "
+            "RETURNING namespace, source, source_event_id, event_id"
+        )
+        returned = cur.fetchall()
+    if len(returned) != len(rows):
+        # Only a writer bypassing the namespace lock can cause this; the chain would be wrong.
+        raise RuntimeError("concurrent write to bronze.events outside the ingest path; batch rolled back")
+    for ns, src, seid, event_id in returned:
+        i = new_keys[(ns, src, seid)]
+        statuses[i] = EventStatus(
+            batch[i].position, "inserted", event_id=event_id, namespace=ns, source=src, source_event_id=seid
+        )
+
+
+def _quarantine_row(
+    origin: str, cand: _Candidate, code: str, reason: str, conflict_event_id: int | None
+) -> tuple[Any, ...]:
+    ev = cand.event
+    return (
+        origin,
+        cand.position,
+        cand.offset,
+        _printable(ev.namespace if ev else None),
+        _printable(ev.source if ev else None),
+        _printable(ev.source_event_id if ev else None),
+        code,
+        reason,
+        cand.raw,
+        conflict_event_id,
+    )
+
+
+def _printable(value: str | None) -> str | None:
+    return None if value is None else value.replace("\x00", "")
+
+
+def _write_quarantine(conn: psycopg.Connection, rows: list[tuple[Any, ...]]) -> None:
+    with conn.cursor() as cur:
+        with cur.copy(
+            "COPY bronze.quarantine (origin, line_number, byte_offset, namespace, source, source_event_id, "
+            "error_code, reason, raw, conflict_event_id) FROM STDIN"
+        ) as copy:
+            for row in rows:
+                copy.write_row(row)
+
+
+def quarantine_single(conn: psycopg.Connection, origin: str, raw: bytes, code: str, reason: str) -> None:
+    """Record a rejection that happened before any line could be read (e.g. an unreadable file)."""
+    with conn.transaction():
+        _write_quarantine(conn, [(origin, None, None, None, None, None, code, reason, raw, None)])
+
+
+def latest_events(conn: psycopg.Connection, limit: int = 10) -> list[dict[str, Any]]:
+    """The newest events, for previews (asset metadata, demo output)."""
+    cur = conn.execute(
+        "SELECT event_id, namespace, source, source_event_id, kind, actor, left(content, 80), received_at "
+        "FROM bronze.events ORDER BY event_id DESC LIMIT %s",
+        (limit,),
+    )
+    cols = [d.name for d in cur.description or []]
+    return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+
+
+def _iso(value: datetime) -> str:
+    return value.isoformat()

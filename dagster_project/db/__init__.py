@@ -1,0 +1,1 @@
+"""Database plumbing: the embedded server, connections, roles and migrations."""

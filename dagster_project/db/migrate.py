@@ -1,0 +1,93 @@
+"""Apply ``db/migrations/NNNN_*.sql`` in order, each inside its own transaction.
+
+Each applied file is recorded with its sha256; if an already-applied file has changed on disk the
+runner refuses to start (:class:`MigrationChecksumError`) instead of letting code and schema drift
+apart. A session advisory lock makes concurrent starts (four ingest processes, say) safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+
+MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+_LOCK_KEY = 0x6D656461  # "meda"
+
+
+class MigrationChecksumError(RuntimeError):
+    """An applied migration file differs from what was applied."""
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One migration file."""
+
+    version: int
+    name: str
+    sql: str
+
+    @property
+    def checksum(self) -> str:
+        return hashlib.sha256(self.sql.encode()).hexdigest()
+
+
+def discover(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
+    """Migration files in version order; a malformed or duplicated number is an error."""
+    found: dict[int, Migration] = {}
+    for path in sorted(directory.glob("*.sql")):
+        match = _NAME.match(path.name)
+        if not match:
+            raise ValueError(f"migration file {path.name} must be named NNNN_lowercase_words.sql")
+        version = int(match.group(1))
+        if version in found:
+            raise ValueError(f"two migrations share number {version:04d}: {found[version].name}, {path.name}")
+        found[version] = Migration(version, path.name, path.read_text())
+    return [found[v] for v in sorted(found)]
+
+
+def migrate(conn: psycopg.Connection, directory: Path = MIGRATIONS_DIR) -> list[str]:
+    """Apply pending migrations; return the names applied. ``conn`` must be an admin login."""
+    migrations = discover(directory)
+    conn.autocommit = True
+    conn.execute("SELECT pg_advisory_lock(%s)", (_LOCK_KEY,))
+    try:
+        conn.execute("CREATE SCHEMA IF NOT EXISTS meta")
+        conn.execute(
+            """CREATE TABLE IF NOT EXISTS meta.schema_migrations (
+                   version    integer PRIMARY KEY,
+                   name       text NOT NULL,
+                   checksum   text NOT NULL,
+                   applied_at timestamptz NOT NULL DEFAULT now())"""
+        )
+        applied = {
+            row[0]: (row[1], row[2])
+            for row in conn.execute("SELECT version, name, checksum FROM meta.schema_migrations")
+        }
+        for migration in migrations:
+            if migration.version in applied:
+                name, checksum = applied[migration.version]
+                if checksum != migration.checksum:
+                    raise MigrationChecksumError(
+                        f"migration {migration.name} changed after it was applied (as {name}); "
+                        "add a new migration instead of editing an applied one"
+                    )
+        done = []
+        for migration in migrations:
+            if migration.version in applied:
+                continue
+            with conn.transaction():
+                conn.execute(migration.sql)  # type: ignore[arg-type]
+                conn.execute("RESET ROLE")  # files may SET LOCAL ROLE medallion_owner
+                conn.execute(
+                    "INSERT INTO meta.schema_migrations (version, name, checksum) VALUES (%s, %s, %s)",
+                    (migration.version, migration.name, migration.checksum),
+                )
+            done.append(migration.name)
+        return done
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (_LOCK_KEY,))

@@ -1,0 +1,1 @@
+"""Gold: what consumers touch (tools, capabilities, overlays, MCP, aggregates)."""

@@ -1,0 +1,61 @@
+"""One typed settings object for every entry point (CLI, Dagster, tests, MCP).
+
+Values come from environment variables (SPEC section 8); nothing else reads ``os.environ``
+for configuration, so a test can build a :class:`Settings` explicitly and know it is complete.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Configuration of one medallion-memory deployment."""
+
+    model_config = SettingsConfigDict(env_prefix="MEDALLION_", extra="ignore", populate_by_name=True)
+
+    home: Path = Field(
+        default_factory=lambda: Path.cwd() / ".medallion",
+        description="Local state: the embedded server's data, caches, the compiled wiki.",
+    )
+    database_url: str | None = Field(
+        default=None,
+        description="An external PostgreSQL URL; unset means the embedded server under home/pgdata.",
+    )
+    llm_provider: Literal["heuristic", "openai"] = "heuristic"
+    llm_model: str = "gpt-4o-mini"
+    openai_base_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("OPENAI_BASE_URL", "openai_base_url")
+    )
+    openai_api_key: str | None = Field(
+        default=None, validation_alias=AliasChoices("OPENAI_API_KEY", "openai_api_key")
+    )
+    embedding_model: str = "all-MiniLM-L6-v2"
+    conflict_threshold: float = Field(default=0.80, ge=0.0, le=1.0)
+    inbox: Path = Field(default_factory=lambda: Path.cwd() / "inbox")
+    hindsight_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("HINDSIGHT_URL", "hindsight_url")
+    )
+    token: str | None = None
+    max_content_bytes: int = Field(
+        default=1_048_576, gt=0, description="Events whose content exceeds this many UTF-8 bytes are quarantined."
+    )
+
+    @property
+    def pgdata(self) -> Path:
+        """Data directory of the embedded server."""
+        return self.home / "pgdata"
+
+    @property
+    def uses_embedded(self) -> bool:
+        """True when no external database is configured."""
+        return not self.database_url
+
+
+def get_settings(**overrides: object) -> Settings:
+    """Read the settings from the environment, with explicit overrides winning."""
+    return Settings(**overrides)  # type: ignore[arg-type]
