@@ -11,9 +11,8 @@ event gets a status: ``inserted``, ``duplicate`` (same key and content: nothing 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -130,11 +129,17 @@ def ingest_jsonl(
     origin: str,
     max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
     max_authority: int | None = None,
+    allowed_namespaces: Collection[str] | None = None,
     batch_size: int = 50_000,
+    progress: Callable[[int, int], None] | None = None,
 ) -> IngestResult:
-    """Land a JSONL document (bytes, as read from a file or stdin)."""
+    """Land a JSONL document (bytes, as read from a file or stdin).
+
+    ``allowed_namespaces`` (None = any) and ``max_authority`` come from the writer's capability;
+    ``progress(done, total)`` is called after each batch.
+    """
     candidates = parse_jsonl(data, max_content_bytes=max_content_bytes)
-    return _land_in_batches(conn, candidates, origin, max_authority, batch_size)
+    return _land_in_batches(conn, candidates, origin, max_authority, allowed_namespaces, batch_size, progress)
 
 
 def ingest_events(
@@ -144,6 +149,7 @@ def ingest_events(
     origin: str = "api",
     max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
     max_authority: int | None = None,
+    allowed_namespaces: Collection[str] | None = None,
     batch_size: int = 50_000,
 ) -> IngestResult:
     """Land events given as dicts (Python API, MCP) or validated :class:`Event` objects."""
@@ -158,7 +164,7 @@ def ingest_events(
             except Rejection as rej:
                 cand.rejection = rej
         candidates.append(cand)
-    return _land_in_batches(conn, candidates, origin, max_authority, batch_size)
+    return _land_in_batches(conn, candidates, origin, max_authority, allowed_namespaces, batch_size, None)
 
 
 def _raw_of(item: Any) -> bytes:
@@ -173,13 +179,17 @@ def _land_in_batches(
     candidates: list[_Candidate],
     origin: str,
     max_authority: int | None,
+    allowed_namespaces: Collection[str] | None,
     batch_size: int,
+    progress: Callable[[int, int], None] | None,
 ) -> IngestResult:
     result = IngestResult()
-    for start in range(0, max(len(candidates), 1), batch_size):
+    allowed = None if allowed_namespaces is None or "*" in allowed_namespaces else set(allowed_namespaces)
+    for start in range(0, len(candidates), batch_size):
         batch = candidates[start : start + batch_size]
-        if batch:
-            result.merge(_land(conn, batch, origin, max_authority))
+        result.merge(_land(conn, batch, origin, max_authority, allowed))
+        if progress is not None:
+            progress(min(start + batch_size, len(candidates)), len(candidates))
     return result
 
 
@@ -198,7 +208,11 @@ def _authority(event: Event, max_authority: int | None) -> int:
 
 
 def _land(
-    conn: psycopg.Connection, batch: list[_Candidate], origin: str, max_authority: int | None
+    conn: psycopg.Connection,
+    batch: list[_Candidate],
+    origin: str,
+    max_authority: int | None,
+    allowed: set[str] | None,
 ) -> IngestResult:
     statuses: dict[int, EventStatus] = {}
     quarantine: list[tuple[Any, ...]] = []
@@ -207,6 +221,10 @@ def _land(
 
     for i, cand in enumerate(batch):
         ev = cand.event
+        if ev is not None and cand.rejection is None and allowed is not None and ev.namespace not in allowed:
+            cand.rejection = Rejection(
+                "namespace_not_permitted", f"this capability may not write to namespace '{ev.namespace}'"
+            )
         if ev is not None and cand.rejection is None:
             try:
                 authority[i] = _authority(ev, max_authority)
@@ -309,7 +327,10 @@ def _key_fields(ev: Event) -> dict[str, str]:
     return {"namespace": ev.namespace, "source": ev.source, "source_event_id": ev.source_event_id}
 
 
-def _existing(conn: psycopg.Connection, keys: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], tuple[int, str]]:
+Key = tuple[str, str, str]
+
+
+def _existing(conn: psycopg.Connection, keys: list[Key]) -> dict[Key, tuple[int, str]]:
     if not keys:
         return {}
     conn.execute(
@@ -389,13 +410,12 @@ def _printable(value: str | None) -> str | None:
 
 
 def _write_quarantine(conn: psycopg.Connection, rows: list[tuple[Any, ...]]) -> None:
-    with conn.cursor() as cur:
-        with cur.copy(
-            "COPY bronze.quarantine (origin, line_number, byte_offset, namespace, source, source_event_id, "
-            "error_code, reason, raw, conflict_event_id) FROM STDIN"
-        ) as copy:
-            for row in rows:
-                copy.write_row(row)
+    with conn.cursor() as cur, cur.copy(
+        "COPY bronze.quarantine (origin, line_number, byte_offset, namespace, source, source_event_id, "
+        "error_code, reason, raw, conflict_event_id) FROM STDIN"
+    ) as copy:
+        for row in rows:
+            copy.write_row(row)
 
 
 def quarantine_single(conn: psycopg.Connection, origin: str, raw: bytes, code: str, reason: str) -> None:
@@ -413,7 +433,3 @@ def latest_events(conn: psycopg.Connection, limit: int = 10) -> list[dict[str, A
     )
     cols = [d.name for d in cur.description or []]
     return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
-
-
-def _iso(value: datetime) -> str:
-    return value.isoformat()

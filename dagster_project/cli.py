@@ -1,0 +1,380 @@
+"""The ``medallion`` command line: a thin shell over the engine functions.
+
+Every command takes ``--json`` for machine output, shows progress on long work, exits non-zero on
+failure and reports errors as one sentence on stderr. Without ``MEDALLION_TOKEN`` the CLI acts as
+the local admin; with it, as that capability only (a denial exits 2).
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import subprocess
+import sys
+from datetime import date, datetime
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import psycopg
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from dagster_project.bronze import erasure
+from dagster_project.bronze.ingest import IngestResult, ingest_jsonl, quarantine_single
+from dagster_project.db import embedded
+from dagster_project.db.connection import connect
+from dagster_project.gold import capabilities
+from dagster_project.settings import Settings, get_settings
+
+app = typer.Typer(no_args_is_help=True, help="medallion-memory: an agent's memory built as a lakehouse.")
+db_app = typer.Typer(no_args_is_help=True, help="Embedded PostgreSQL server lifecycle.")
+erase_app = typer.Typer(no_args_is_help=True, help="Erasure of a Bronze event: request, then another admin approves.")
+cap_app = typer.Typer(no_args_is_help=True, help="Capability tokens: grant, revoke, list.")
+app.add_typer(db_app, name="db")
+app.add_typer(erase_app, name="erase")
+app.add_typer(cap_app, name="capability")
+
+out = Console()
+err = Console(stderr=True)
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+
+class Denied(Exception):
+    """A capability check failed (exit code 2)."""
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, bytes | memoryview):
+        return bytes(value).decode("utf-8", "backslashreplace")
+    if isinstance(value, Path):
+        return str(value)
+    return str(value)
+
+
+def emit_json(payload: Any) -> None:
+    """Write JSON to stdout (never through rich, so it stays parseable)."""
+    sys.stdout.write(json.dumps(payload, default=_default, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """One clear sentence on stderr, then exit."""
+    err.print("error: " + message, style="red", markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def _settings() -> Settings:
+    try:
+        return get_settings()
+    except Exception as exc:  # pydantic ValidationError: name the bad variable
+        fail(f"invalid settings: {exc}".splitlines()[0])
+
+
+def _connect(settings: Settings, role: str = "engine") -> psycopg.Connection:
+    try:
+        return connect(settings, role, autocommit=True)  # type: ignore[arg-type]
+    except psycopg.OperationalError as exc:
+        fail(f"cannot reach the database ({str(exc).strip().splitlines()[0]}); check MEDALLION_DATABASE_URL "
+             "or run `medallion db start`")
+
+
+def acting_capability(settings: Settings, conn: psycopg.Connection) -> capabilities.Capability | None:
+    """The caller's capability when MEDALLION_TOKEN is set; None for the local admin."""
+    if not settings.token:
+        return None
+    cap = capabilities.resolve(conn, settings.token)
+    if cap is None:
+        fail("MEDALLION_TOKEN is not a valid capability (unknown, expired or revoked)", 2)
+    return cap
+
+
+def principal_of(cap: capabilities.Capability | None) -> str:
+    """Who is acting: the capability's principal, or ``local:<os user>`` for the local admin."""
+    if cap is not None:
+        return cap.principal
+    return f"local:{getpass.getuser()}"
+
+
+def require_admin(cap: capabilities.Capability | None) -> None:
+    if cap is not None and "admin" not in cap.verbs:
+        fail("this command needs the admin capability", 2)
+
+
+# ----------------------------------------------------------------------------------------- db
+@db_app.command("start")
+def db_start(as_json: JsonOpt = False) -> None:
+    """Start the embedded server (no-op with an external MEDALLION_DATABASE_URL)."""
+    settings = _settings()
+    if not settings.uses_embedded:
+        payload = {"mode": "external", "started": False, "url": settings.database_url}
+    else:
+        url = embedded.start(settings)
+        payload = {"mode": "embedded", "started": True, "url": url, "pgdata": str(settings.pgdata)}
+    if as_json:
+        emit_json(payload)
+    elif payload["mode"] == "external":
+        out.print("An external database is configured (MEDALLION_DATABASE_URL); nothing to start.")
+    else:
+        out.print(f"Embedded PostgreSQL is running: {payload['url']}")
+
+
+@db_app.command("stop")
+def db_stop(as_json: JsonOpt = False) -> None:
+    """Stop the embedded server."""
+    settings = _settings()
+    stopped = embedded.stop(settings)
+    if as_json:
+        emit_json({"mode": "embedded" if settings.uses_embedded else "external", "stopped": stopped})
+    elif not settings.uses_embedded:
+        out.print("An external database is configured; nothing to stop.")
+    else:
+        out.print("Embedded PostgreSQL stopped." if stopped else "Embedded PostgreSQL was not running.")
+
+
+@db_app.command("status")
+def db_status(as_json: JsonOpt = False) -> None:
+    """Report whether the server runs and where."""
+    st = embedded.status(_settings())
+    payload = {"mode": st.mode, "running": st.running, "url": st.url, "pgdata": st.pgdata, "pid": st.pid}
+    if as_json:
+        emit_json(payload)
+    else:
+        state = "running" if st.running else "stopped"
+        out.print(f"{st.mode} server: {state}" + (f" at {st.url}" if st.url else ""))
+
+
+@db_app.command("url")
+def db_url(as_json: JsonOpt = False) -> None:
+    """Print the connection URL of the application database (starts the embedded server)."""
+    from dagster_project.db.connection import ensure_ready
+
+    url = ensure_ready(_settings())
+    if as_json:
+        emit_json({"url": url})
+    else:
+        sys.stdout.write(url + "\n")
+
+
+# ------------------------------------------------------------------------------------- ingest
+@app.command("ingest")
+def ingest(
+    file: Annotated[str, typer.Argument(help="A JSONL file of events, or - for standard input.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Land events (SPEC B2 contract) in Bronze; prints inserted/duplicate/conflict/rejected counts."""
+    settings = _settings()
+    if file == "-":
+        data, origin = sys.stdin.buffer.read(), "cli:stdin"
+    else:
+        path = Path(file)
+        if not path.is_file():
+            fail(f"{file} does not exist or is not a file")
+        data, origin = path.read_bytes(), f"file:{path.resolve()}"
+    conn = _connect(settings)
+    cap = acting_capability(settings, conn)
+    if cap is not None and "remember" not in cap.verbs:
+        fail("this capability may not write events (it lacks the remember verb)", 2)
+    with Progress(
+        TextColumn("ingest"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err, transient=True, disable=as_json,
+    ) as bar:
+        task = bar.add_task("ingest", total=None)
+        result = ingest_jsonl(
+            conn, data, origin=origin, max_content_bytes=settings.max_content_bytes,
+            max_authority=cap.max_authority if cap else None,
+            allowed_namespaces=cap.namespaces if cap else None,
+            batch_size=5000,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
+        if not data.strip():
+            quarantine_single(conn, origin, data, "empty_input", "the input holds no events")
+    conn.close()
+    _report_ingest(result, as_json)
+    if not result.ok:
+        raise typer.Exit(1)
+
+
+def _report_ingest(result: IngestResult, as_json: bool) -> None:
+    if as_json:
+        emit_json(result.summary())
+        return
+    out.print(
+        f"inserted {result.inserted}, duplicate {result.duplicate}, "
+        f"conflict {result.conflict}, rejected {result.rejected}"
+    )
+    for item in result.summary()["rejects"]:
+        label = "" if item["status"] == "conflict" else "rejected: "
+        err.print(f"  line {item['line']}: {label}{item['reason']}", markup=False, highlight=False, soft_wrap=True)
+    if result.rejected or result.conflict:
+        err.print("Rejected and conflicting lines are kept in bronze.quarantine with their raw bytes.")
+
+
+# ------------------------------------------------------------------------------------- erase
+@erase_app.command("request")
+def erase_request(
+    event_id: Annotated[int | None, typer.Argument(help="The Bronze event id.")] = None,
+    reason: Annotated[str, typer.Option("--reason", help="Why the event must go.")] = "",
+    namespace: Annotated[str | None, typer.Option("--namespace", "-n")] = None,
+    source: Annotated[str | None, typer.Option("--source")] = None,
+    source_event_id: Annotated[str | None, typer.Option("--source-event-id")] = None,
+    by: Annotated[str | None, typer.Option("--by", help="Requesting principal (local admin only).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Request the erasure of one event (by id, or by namespace/source/source-event-id)."""
+    settings = _settings()
+    if not reason.strip():
+        fail("give a --reason for the erasure")
+    conn = _connect(settings)
+    cap = acting_capability(settings, conn)
+    requester = by if (by and cap is None) else principal_of(cap)
+    if event_id is None:
+        if not (namespace and source and source_event_id):
+            fail("name the event by id or by --namespace, --source and --source-event-id")
+        event_id = erasure.find_event(conn, namespace, source, source_event_id)
+        if event_id is None:
+            fail("no such event")
+    try:
+        request_id = erasure.request_erasure(conn, event_id, reason, requester)
+    except erasure.ErasureError as exc:
+        fail(str(exc))
+    if as_json:
+        emit_json({"request_id": request_id, "event_id": event_id, "requested_by": requester, "status": "pending"})
+    else:
+        out.print(f"Erasure request {request_id} for event {event_id} filed by {requester}; "
+                  "another admin must approve it: `medallion erase approve "
+                  f"{request_id}`.")
+
+
+@erase_app.command("approve")
+def erase_approve(
+    request_id: Annotated[int, typer.Argument(help="The erasure request id.")],
+    by: Annotated[str | None, typer.Option("--by", help="Approving principal (local admin only).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Approve (and execute) an erasure request; the approver must be another admin."""
+    settings = _settings()
+    conn = _connect(settings)
+    cap = acting_capability(settings, conn)
+    approver = by if (by and cap is None) else principal_of(cap)
+    try:
+        event_id = erasure.approve_erasure(conn, request_id, approver)
+    except erasure.ErasureError as exc:
+        fail(str(exc), 2 if "cannot approve" in str(exc) or "admin capability" in str(exc) else 1)
+    if as_json:
+        emit_json({"request_id": request_id, "event_id": event_id, "approved_by": approver, "status": "executed"})
+    else:
+        out.print(f"Event {event_id} erased (tombstone kept); approved by {approver}.")
+
+
+@erase_app.command("list")
+def erase_list(
+    status: Annotated[str | None, typer.Option("--status", help="pending or executed")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List erasure requests."""
+    conn = _connect(_settings())
+    rows = erasure.list_requests(conn, status)
+    if as_json:
+        emit_json(rows)
+        return
+    table = Table("id", "event", "namespace", "status", "requested by", "approved by", "reason")
+    for r in rows:
+        table.add_row(str(r["request_id"]), str(r["event_id"]), r["namespace"], r["status"], r["requested_by"],
+                      r["approved_by"] or "", r["reason"])
+    out.print(table)
+
+
+# -------------------------------------------------------------------------------- capability
+@cap_app.command("grant")
+def capability_grant(
+    namespace: Annotated[list[str], typer.Option("--namespace", "-n", help="Namespace granted (repeat; '*' = all).")],
+    verbs: Annotated[str, typer.Option("--verbs", help="Comma-separated: search,read,list,remember,overlay,admin")],
+    principal: Annotated[str | None, typer.Option("--principal", help="Who holds it (default: a new id).")] = None,
+    max_authority: Annotated[int, typer.Option("--max-authority", min=1, max=5)] = 5,
+    expires: Annotated[str | None, typer.Option("--expires", help="ISO 8601 expiry.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Grant a capability; the token is printed once and stored only hashed."""
+    settings = _settings()
+    conn = _connect(settings)
+    cap = acting_capability(settings, conn)
+    require_admin(cap)
+    expires_at = None
+    if expires:
+        try:
+            expires_at = datetime.fromisoformat(expires)
+        except ValueError:
+            fail(f"--expires {expires!r} is not an ISO 8601 timestamp")
+        if expires_at.tzinfo is None:
+            fail("--expires needs a UTC offset, e.g. 2027-01-01T00:00:00Z")
+    holder = principal or f"agent:{os.urandom(4).hex()}"
+    try:
+        capability_id, token = capabilities.grant(
+            conn, principal=holder, verbs=[v.strip() for v in verbs.split(",") if v.strip()],
+            namespaces=namespace, max_authority=max_authority, expires_at=expires_at,
+            created_by=principal_of(cap),
+        )
+    except ValueError as exc:
+        fail(str(exc))
+    if as_json:
+        emit_json({"capability_id": capability_id, "token": token, "principal": holder})
+    else:
+        out.print(f"Capability {capability_id} for {holder}. Token (shown once): {token}")
+
+
+@cap_app.command("revoke")
+def capability_revoke(capability_id: str, as_json: JsonOpt = False) -> None:
+    """Revoke a capability."""
+    settings = _settings()
+    conn = _connect(settings)
+    require_admin(acting_capability(settings, conn))
+    if not capabilities.revoke(conn, capability_id):
+        fail(f"no active capability {capability_id}")
+    if as_json:
+        emit_json({"capability_id": capability_id, "revoked": True})
+    else:
+        out.print(f"Capability {capability_id} revoked.")
+
+
+@cap_app.command("list")
+def capability_list(as_json: JsonOpt = False) -> None:
+    """List capabilities (never their tokens)."""
+    settings = _settings()
+    conn = _connect(settings)
+    require_admin(acting_capability(settings, conn))
+    rows = capabilities.list_capabilities(conn)
+    if as_json:
+        emit_json(rows)
+        return
+    table = Table("id", "principal", "verbs", "namespaces", "max authority", "expires", "revoked")
+    for r in rows:
+        table.add_row(r["capability_id"], r["principal"], ",".join(r["verbs"]), ",".join(r["namespaces"]),
+                      str(r["max_authority"]), str(r["expires_at"] or ""), str(r["revoked_at"] or ""))
+    out.print(table)
+
+
+# ----------------------------------------------------------------------------------------- ui
+@app.command("ui")
+def ui(port: Annotated[int, typer.Option("--port")] = 3000) -> None:
+    """Open the Dagster UI on 127.0.0.1 (dagster dev on this project)."""
+    settings = _settings()
+    dagster_home = settings.home / "dagster"
+    dagster_home.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "DAGSTER_HOME": str(dagster_home.resolve())}
+    out.print(f"Dagster UI on http://127.0.0.1:{port} (Ctrl-C to stop)")
+    cmd = [sys.executable, "-m", "dagster", "dev", "-m", "dagster_project.definitions", "-h", "127.0.0.1",
+           "-p", str(port)]
+    raise typer.Exit(subprocess.call(cmd, env=env))
+
+
+def main() -> None:  # pragma: no cover - console entry
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

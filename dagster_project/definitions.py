@@ -1,0 +1,16 @@
+"""Assemble the Dagster definitions from the layer packages (SPEC section 2)."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from dagster_project.bronze import assets as bronze_assets
+from dagster_project.resources import MedallionResource
+
+defs = dg.Definitions(
+    assets=[*bronze_assets.ASSETS],
+    asset_checks=[*bronze_assets.CHECKS],
+    jobs=[*bronze_assets.JOBS],
+    sensors=[*bronze_assets.SENSORS],
+    resources={"medallion": MedallionResource()},
+)
