@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import UTC, datetime, timedelta
+from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -133,12 +134,14 @@ class Event(BaseModel):
                 raise ValueError("a document event needs metadata.path (the document's path)")
         return self
 
-    @property
+    @cached_property
     def content_hash(self) -> str:
+        """sha256 hex of the UTF-8 content (computed once; the database re-checks it)."""
         return hashlib.sha256(self.content.encode("utf-8")).hexdigest()
 
-    @property
+    @cached_property
     def key(self) -> tuple[str, str, str]:
+        """The idempotency key (namespace, source, source_event_id)."""
         return (self.namespace, self.source, self.source_event_id)
 
 

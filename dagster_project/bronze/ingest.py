@@ -331,21 +331,17 @@ Key = tuple[str, str, str]
 
 
 def _existing(conn: psycopg.Connection, keys: list[Key]) -> dict[Key, tuple[int, str]]:
+    """Stored (event_id, content_hash) of the keys that already exist."""
     if not keys:
         return {}
-    conn.execute(
-        "CREATE TEMP TABLE IF NOT EXISTS _ingest_keys (namespace text, source text, source_event_id text) "
-        "ON COMMIT DELETE ROWS"
-    )
-    with conn.cursor() as cur:
-        with cur.copy("COPY _ingest_keys (namespace, source, source_event_id) FROM STDIN") as copy:
-            for key in keys:
-                copy.write_row(key)
-        cur.execute(
-            "SELECT e.namespace, e.source, e.source_event_id, e.event_id, e.content_hash "
-            "FROM _ingest_keys k JOIN bronze.events e USING (namespace, source, source_event_id)"
-        )
-        return {(r[0], r[1], r[2]): (r[3], r[4]) for r in cur.fetchall()}
+    namespaces, sources, ids = (list(col) for col in zip(*keys, strict=True))
+    rows = conn.execute(
+        "SELECT e.namespace, e.source, e.source_event_id, e.event_id, e.content_hash "
+        "FROM unnest(%s::text[], %s::text[], %s::text[]) AS k(namespace, source, source_event_id) "
+        "JOIN bronze.events e USING (namespace, source, source_event_id)",
+        (namespaces, sources, ids),
+    ).fetchall()
+    return {(r[0], r[1], r[2]): (r[3], r[4]) for r in rows}
 
 
 _COLUMNS = (
