@@ -312,3 +312,18 @@ def validate_line(raw: bytes, *, max_content_bytes: int) -> Event:
 def event_json_schema() -> dict[str, Any]:
     """JSON Schema of the contract, exported to docs/event.schema.json."""
     return Event.model_json_schema()
+
+
+def full_json_schema() -> dict[str, Any]:
+    """The event schema plus the fact and overlay payload schemas, as committed in docs/."""
+    schema = event_json_schema()
+    schema["$defs"] = {
+        **schema.get("$defs", {}),
+        "FactPayload": FactPayload.model_json_schema(),
+        "OverlayPayload": OverlayPayload.model_json_schema(),
+    }
+    return schema
+
+
+if __name__ == "__main__":  # python -m dagster_project.bronze.contract > docs/event.schema.json
+    print(json.dumps(full_json_schema(), indent=2, sort_keys=True))

@@ -1,0 +1,62 @@
+"""Database plumbing (SPEC section 2 `db/`, section 8 settings): roles, pool, settings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dagster_project.bronze.contract import full_json_schema
+from dagster_project.db.connection import connect, make_pool
+from dagster_project.settings import Settings, get_settings
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_connections_act_as_project_roles(settings: Settings) -> None:
+    """Every engine/tool connection runs as its role, never as the administrative login."""
+    for role, name in (("engine", "medallion_engine"), ("tool", "medallion_tool"), ("owner", "medallion_owner")):
+        with connect(settings, role) as conn:  # type: ignore[arg-type]
+            assert conn.execute("SELECT current_user").fetchone()[0] == name
+
+
+def test_pool_connections_keep_their_role(settings: Settings) -> None:
+    """The psycopg pool hands out connections already switched to the engine role."""
+    pool = make_pool(settings, "engine", max_size=2)
+    try:
+        for _ in range(3):
+            with pool.connection() as conn:
+                assert conn.execute("SELECT current_user").fetchone()[0] == "medallion_engine"
+                assert conn.execute("SELECT count(*) FROM bronze.events").fetchone()[0] == 0
+    finally:
+        pool.close()
+
+
+def test_settings_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """SPEC 8: one typed settings object reads MEDALLION_* and the OpenAI/Hindsight variables."""
+    monkeypatch.setenv("MEDALLION_HOME", str(tmp_path))
+    monkeypatch.setenv("MEDALLION_CONFLICT_THRESHOLD", "0.72")
+    monkeypatch.setenv("MEDALLION_LLM_PROVIDER", "openai")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("HINDSIGHT_URL", "http://127.0.0.1:8888")
+    monkeypatch.delenv("MEDALLION_DATABASE_URL", raising=False)
+    s = get_settings()
+    assert s.home == tmp_path and s.pgdata == tmp_path / "pgdata" and s.uses_embedded
+    assert s.conflict_threshold == 0.72 and s.llm_provider == "openai"
+    assert s.openai_base_url == "http://127.0.0.1:9/v1" and s.hindsight_url == "http://127.0.0.1:8888"
+    monkeypatch.setenv("MEDALLION_CONFLICT_THRESHOLD", "2")
+    with pytest.raises(ValueError, match="conflict_threshold"):
+        get_settings()
+
+
+def test_exported_event_schema_is_current() -> None:
+    """B2: docs/event.schema.json equals the schema generated from the contract (regenerate if not)."""
+    schema = full_json_schema()
+    committed = json.loads((REPO / "docs" / "event.schema.json").read_text())
+    assert committed == json.loads(json.dumps(schema)), (
+        "stale: python -m dagster_project.bronze.contract > docs/event.schema.json"
+    )
+    assert set(committed["required"]) == {
+        "namespace", "source", "source_event_id", "kind", "content", "provenance_root",
+    }
