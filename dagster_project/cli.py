@@ -301,7 +301,7 @@ def capability_grant(
 ) -> None:
     """Grant a capability; the token is printed once and stored only hashed."""
     settings = _settings()
-    conn = _connect(settings)
+    conn = _connect(settings, "admin")  # capabilities are minted by the administrative login only
     cap = acting_capability(settings, conn)
     require_admin(cap)
     expires_at = None
@@ -331,7 +331,7 @@ def capability_grant(
 def capability_revoke(capability_id: str, as_json: JsonOpt = False) -> None:
     """Revoke a capability."""
     settings = _settings()
-    conn = _connect(settings)
+    conn = _connect(settings, "admin")  # capabilities are minted by the administrative login only
     require_admin(acting_capability(settings, conn))
     if not capabilities.revoke(conn, capability_id):
         fail(f"no active capability {capability_id}")

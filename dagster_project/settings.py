@@ -26,6 +26,12 @@ class Settings(BaseSettings):
         default=None,
         description="An external PostgreSQL URL; unset means the embedded server under home/pgdata.",
     )
+    engine_database_url: str | None = Field(
+        default=None, description="Login of the engine role; default: the admin URL with the user swapped."
+    )
+    tool_database_url: str | None = Field(
+        default=None, description="Login of the tool role; default: the admin URL with the user swapped."
+    )
     llm_provider: Literal["heuristic", "openai"] = "heuristic"
     llm_model: str = "gpt-4o-mini"
     openai_base_url: str | None = Field(

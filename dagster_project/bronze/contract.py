@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from typing import Annotated, Any, Literal
@@ -59,6 +60,8 @@ class FactPayload(BaseModel):
     def _value_present(cls, value: Any) -> Any:
         if value is None or (isinstance(value, str) and not value.strip()):
             raise ValueError("value must not be null or empty")
+        if _non_finite(value):
+            raise ValueError("value must not contain NaN or Infinity")
         return value
 
 
@@ -113,6 +116,20 @@ class Event(BaseModel):
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("must not be blank")
+        return value
+
+    @field_validator("metadata")
+    @classmethod
+    def _finite_metadata(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if _non_finite(value):
+            raise ValueError("must not contain NaN or Infinity (not representable in JSON)")
+        return value
+
+    @field_validator("occurred_at", mode="before")
+    @classmethod
+    def _timestamp_is_text(cls, value: Any) -> Any:
+        if value is not None and not isinstance(value, str | datetime):
+            raise ValueError("must be an ISO 8601 string, not a number")
         return value
 
     @field_validator("occurred_at")
@@ -182,6 +199,17 @@ def default_authority(actor: str | None, source: str, kind: str) -> int:
     return 3
 
 
+def _non_finite(value: Any) -> bool:
+    """True when a JSON value holds NaN or ±Infinity anywhere (jsonb cannot store them)."""
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(_non_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_non_finite(v) for v in value)
+    return False
+
+
 def _contains_nul(value: Any) -> bool:
     if isinstance(value, str):
         return "\x00" in value
@@ -217,7 +245,7 @@ _FIELD_HINTS = {
 def _describe(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors(include_url=False):
-        loc = ".".join(str(p) for p in err["loc"])
+        loc = ".".join(str(p) for p in err["loc"]).encode("unicode_escape").decode("ascii")
         etype = err["type"]
         msg = err["msg"].removeprefix("Value error, ")
         if not loc and etype == "value_error":
@@ -277,6 +305,18 @@ def _check_size(event: Event, max_content_bytes: int) -> Event:
     return event
 
 
+def _loads(text: str) -> Any:
+    """``json.loads`` whose every failure is a :class:`Rejection` (depth bombs and 4,300+-digit ints too)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise Rejection("invalid_json", f"is not valid JSON ({exc.msg}, column {exc.colno})") from None
+    except RecursionError:
+        raise Rejection("invalid_json", "is not valid JSON we accept (nested too deeply)") from None
+    except ValueError as exc:
+        raise Rejection("invalid_json", f"is not valid JSON we accept ({exc})") from None
+
+
 def validate_line(raw: bytes, *, max_content_bytes: int) -> Event:
     """Validate one JSONL line given as raw bytes. Raises :class:`Rejection`."""
     try:
@@ -290,21 +330,13 @@ def validate_line(raw: bytes, *, max_content_bytes: int) -> Event:
         raise Rejection("line_too_large", f"line is {len(raw)} bytes, far over the content limit")
     if "\\u" in text:
         # Escapes may hide a NUL or an unpaired surrogate: take the careful path.
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise Rejection("invalid_json", f"is not valid JSON ({exc.msg} at column {exc.colno})") from None
-        return validate_object(obj, max_content_bytes=max_content_bytes)
+        return validate_object(_loads(text), max_content_bytes=max_content_bytes)
     try:
         event = Event.model_validate_json(text)
     except ValidationError as exc:
         if exc.errors(include_url=False)[0]["type"] in ("json_invalid", "json_type"):
-            try:
-                json.loads(text)
-            except json.JSONDecodeError as jexc:
-                raise Rejection(
-                    "invalid_json", f"is not valid JSON ({jexc.msg} at column {jexc.colno})"
-                ) from None
+            _loads(text)  # for the standard library's clearer message; raises a Rejection
+            raise Rejection("invalid_json", f"is not valid JSON ({exc.errors()[0]['msg']})") from None
         raise Rejection(_code(exc), _describe(exc)) from None
     return _check_size(event, max_content_bytes)
 

@@ -102,6 +102,8 @@ class _Candidate:
 def split_lines(data: bytes) -> Iterator[tuple[int, int, bytes]]:
     """(line number, byte offset, line bytes) of each non-blank line; CRLF tolerated."""
     offset = 0
+    if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark at the start of a file is not data
+        data, offset = data[3:], 3
     for number, line in enumerate(data.split(b"\n"), start=1):
         stripped = line.rstrip(b"\r")
         if stripped.strip():
@@ -259,7 +261,9 @@ def _land(
         namespaces = sorted({c.event.namespace for _, c in fresh if c.event})
         for ns in namespaces:
             conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_LOCK_CLASS, ns))
-        existing = _existing(conn, [c.event.key for _, c in fresh if c.event])
+        keys = [c.event.key for _, c in fresh if c.event]
+        existing = _existing(conn, keys)
+        erased = _erased(conn, [k for k in keys if k not in existing])
         now = conn.execute("SELECT clock_timestamp()").fetchone()[0]  # type: ignore[index]
 
         heads = {
@@ -291,6 +295,15 @@ def _land(
                     )
                     quarantine.append(_quarantine_row(origin, cand, "conflict", reason, event_id))
                 continue
+            if ev.key in erased:
+                reason = (
+                    f"{ev.namespace}/{ev.source}/{ev.source_event_id} was erased (erasure request "
+                    f"{erased[ev.key]}) and cannot be submitted again; its content is not kept"
+                )
+                statuses[i] = EventStatus(cand.position, "rejected", reason=reason, code="erased", **_key_fields(ev))
+                quarantine.append(_quarantine_row(origin, _Candidate(cand.position, cand.offset, b"", ev),
+                                                  "erased", reason, None))
+                continue
             count, head = heads.get(ev.namespace, (0, GENESIS))
             chain = link(head, ev.content_hash, ev.source, ev.source_event_id)
             heads[ev.namespace] = (count + 1, chain)
@@ -299,7 +312,7 @@ def _land(
                 (
                     len(rows), ev.namespace, ev.source, ev.source_event_id, ev.kind, ev.actor, ev.content,
                     ev.content_hash, ev.occurred_at or now, now, ev.provenance_root, authority[i],
-                    json.dumps(ev.metadata, ensure_ascii=False), chain,
+                    json.dumps(ev.metadata, ensure_ascii=False, allow_nan=False), chain,
                 )
             )
 
@@ -342,6 +355,20 @@ def _existing(conn: psycopg.Connection, keys: list[Key]) -> dict[Key, tuple[int,
         (namespaces, sources, ids),
     ).fetchall()
     return {(r[0], r[1], r[2]): (r[3], r[4]) for r in rows}
+
+
+def _erased(conn: psycopg.Connection, keys: list[Key]) -> dict[Key, int]:
+    """Keys whose event was erased (B7), with the erasure request id: they must not come back."""
+    if not keys:
+        return {}
+    namespaces, sources, ids = (list(col) for col in zip(*keys, strict=True))
+    rows = conn.execute(
+        "SELECT t.namespace, t.source, t.source_event_id, t.request_id "
+        "FROM unnest(%s::text[], %s::text[], %s::text[]) AS k(namespace, source, source_event_id) "
+        "JOIN bronze.tombstones t USING (namespace, source, source_event_id)",
+        (namespaces, sources, ids),
+    ).fetchall()
+    return {(r[0], r[1], r[2]): r[3] for r in rows}
 
 
 _COLUMNS = (

@@ -1,9 +1,13 @@
-"""Connections to the medallion database, always under one of the project's roles.
+"""Connections to the medallion database, each logged in as one of the project's roles.
 
-``admin_url`` is the configured login (the embedded server's superuser by default). Engine and tool
-work never runs as that login: each connection does ``SET ROLE medallion_engine`` or
-``SET ROLE medallion_tool`` first, so the grants, triggers and row-level security of the schema
-apply to the code exactly as they would to any other client.
+``admin_url`` is the configured login (the embedded server's superuser by default); it runs
+migrations and mints capabilities, nothing else. Engine and tool work logs in *as*
+``medallion_engine`` / ``medallion_tool`` (same server and database, the configured login's user
+swapped; the embedded server trusts local socket logins). Because these are the session users,
+SQL on such a connection cannot ``RESET ROLE`` its way to the superuser, so the grants, triggers and
+row-level security apply to the code exactly as to any other client. ``medallion_owner`` never
+logs in. For an external server, give the two roles passwords (or pg_hba trust) and set
+``MEDALLION_ENGINE_DATABASE_URL`` / ``MEDALLION_TOOL_DATABASE_URL`` if the swap is not enough.
 """
 
 from __future__ import annotations
@@ -14,16 +18,16 @@ from typing import Literal
 
 import psycopg
 from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool
 
 from dagster_project.db import embedded
 from dagster_project.db.migrate import migrate
 from dagster_project.settings import Settings
 
-Role = Literal["admin", "owner", "engine", "tool"]
-ROLE_NAMES: dict[Role, str | None] = {
+Role = Literal["admin", "engine", "tool"]
+ROLE_NAMES: dict[str, str | None] = {
     "admin": None,
-    "owner": "medallion_owner",
     "engine": "medallion_engine",
     "tool": "medallion_tool",
 }
@@ -53,20 +57,26 @@ def ensure_ready(settings: Settings) -> str:
     return url
 
 
-def _set_role(conn: psycopg.Connection, role: Role) -> None:
+def role_url(settings: Settings, role: Role) -> str:
+    """Connection string that logs in as ``role`` (after migrations are applied)."""
+    if role not in ROLE_NAMES:
+        raise ValueError(f"unknown role {role!r}: the code connects as admin, engine or tool only")
+    url = ensure_ready(settings)
+    explicit = {"engine": settings.engine_database_url, "tool": settings.tool_database_url}.get(role)
+    if explicit:
+        return explicit
     name = ROLE_NAMES[role]
-    if name is not None:
-        conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(name)))
-        conn.commit()
+    if name is None:
+        return url
+    params = conninfo_to_dict(url)
+    params["user"] = name
+    params.pop("password", None)
+    return make_conninfo(**params)
 
 
 def connect(settings: Settings, role: Role = "engine", autocommit: bool = False) -> psycopg.Connection:
-    """A new connection acting as ``role`` (after migrations are applied)."""
-    url = ensure_ready(settings)
-    conn = psycopg.connect(url, autocommit=False)
-    _set_role(conn, role)
-    conn.autocommit = autocommit
-    return conn
+    """A new connection logged in as ``role``."""
+    return psycopg.connect(role_url(settings, role), autocommit=autocommit)
 
 
 @contextmanager
@@ -82,11 +92,4 @@ def connection(settings: Settings, role: Role = "engine") -> Iterator[psycopg.Co
 
 def make_pool(settings: Settings, role: Role = "engine", max_size: int = 4) -> ConnectionPool:
     """A psycopg pool whose connections all act as ``role``."""
-    url = ensure_ready(settings)
-    return ConnectionPool(
-        url,
-        min_size=1,
-        max_size=max_size,
-        configure=lambda conn: _set_role(conn, role),
-        open=True,
-    )
+    return ConnectionPool(role_url(settings, role), min_size=1, max_size=max_size, open=True)

@@ -16,9 +16,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_connections_act_as_project_roles(settings: Settings) -> None:
     """Every engine/tool connection runs as its role, never as the administrative login."""
-    for role, name in (("engine", "medallion_engine"), ("tool", "medallion_tool"), ("owner", "medallion_owner")):
+    for role, name in (("engine", "medallion_engine"), ("tool", "medallion_tool")):
         with connect(settings, role) as conn:  # type: ignore[arg-type]
-            assert conn.execute("SELECT current_user").fetchone()[0] == name
+            assert conn.execute("SELECT current_user, session_user").fetchone() == (name, name)
+    with pytest.raises(ValueError, match="unknown role"):
+        connect(settings, "owner")  # type: ignore[arg-type]
 
 
 def test_pool_connections_keep_their_role(settings: Settings) -> None:

@@ -88,3 +88,23 @@ def test_namespaces_are_independent_keys(engine_conn: psycopg.Connection) -> Non
     """B1: the unique key includes the namespace; the same source id in two namespaces is two events."""
     result = ingest_events(engine_conn, [_event(1, ns="team-a"), _event(1, "other", ns="team-b")])
     assert result.inserted == 2
+
+
+def test_erased_event_cannot_come_back(engine_conn: psycopg.Connection, admin_conn: psycopg.Connection) -> None:
+    """B7: re-submitting an erased key is rejected and its content is not stored again, not even in quarantine."""
+    from dagster_project.bronze.erasure import approve_erasure, request_erasure
+    from dagster_project.gold.capabilities import grant
+
+    first = ingest_events(engine_conn, [_event(1, "my home address is 1 Secret Lane")])
+    grant(admin_conn, principal="bob", verbs=["admin"], namespaces=["team-a"], created_by="test")
+    request_id = request_erasure(engine_conn, first.statuses[0].event_id, "personal data", "alice")
+    approve_erasure(engine_conn, request_id, "bob")
+
+    again = ingest_events(engine_conn, [_event(1, "my home address is 1 Secret Lane"), _event(2)])
+    assert [s.status for s in again.statuses] == ["rejected", "inserted"]
+    assert again.statuses[0].code == "erased" and f"request {request_id}" in (again.statuses[0].reason or "")
+    rows = admin_conn.execute("SELECT raw FROM bronze.quarantine WHERE error_code = 'erased'").fetchall()
+    assert rows == [(b"",)]
+    assert engine_conn.execute(
+        "SELECT count(*) FROM bronze.events WHERE content LIKE '%Secret Lane%'"
+    ).fetchone()[0] == 0
