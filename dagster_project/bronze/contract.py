@@ -11,7 +11,6 @@ import hashlib
 import json
 import math
 from datetime import UTC, datetime, timedelta
-from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -19,6 +18,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     StrictFloat,
     StrictInt,
     StrictStr,
@@ -151,12 +151,18 @@ class Event(BaseModel):
                 raise ValueError("a document event needs metadata.path (the document's path)")
         return self
 
-    @cached_property
-    def content_hash(self) -> str:
-        """sha256 hex of the UTF-8 content (computed once; the database re-checks it)."""
-        return hashlib.sha256(self.content.encode("utf-8")).hexdigest()
+    _content_hash: str = PrivateAttr(default="")
 
-    @cached_property
+    def model_post_init(self, context: Any, /) -> None:
+        # Once per event (a cached_property's lock costs more than the hash on the ingest hot path).
+        self._content_hash = hashlib.sha256(self.content.encode("utf-8")).hexdigest()
+
+    @property
+    def content_hash(self) -> str:
+        """sha256 hex of the UTF-8 content (the database re-checks it)."""
+        return self._content_hash
+
+    @property
     def key(self) -> tuple[str, str, str]:
         """The idempotency key (namespace, source, source_event_id)."""
         return (self.namespace, self.source, self.source_event_id)
