@@ -1,0 +1,1 @@
+"""Silver: derived, engine-owned knowledge (distill, embed, resolve, bitemporal ledger). Next issue."""
