@@ -18,7 +18,6 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    PrivateAttr,
     StrictFloat,
     StrictInt,
     StrictStr,
@@ -151,16 +150,10 @@ class Event(BaseModel):
                 raise ValueError("a document event needs metadata.path (the document's path)")
         return self
 
-    _content_hash: str = PrivateAttr(default="")
-
-    def model_post_init(self, context: Any, /) -> None:
-        # Once per event (a cached_property's lock costs more than the hash on the ingest hot path).
-        self._content_hash = hashlib.sha256(self.content.encode("utf-8")).hexdigest()
-
     @property
     def content_hash(self) -> str:
-        """sha256 hex of the UTF-8 content (the database re-checks it)."""
-        return self._content_hash
+        """sha256 hex of the UTF-8 content (the database re-checks it). Ingest computes it once."""
+        return hashlib.sha256(self.content.encode("utf-8")).hexdigest()
 
     @property
     def key(self) -> tuple[str, str, str]:
