@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from typing import Literal
 
 import psycopg
+from pgvector.psycopg import register_vector
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool
@@ -75,8 +76,11 @@ def role_url(settings: Settings, role: Role) -> str:
 
 
 def connect(settings: Settings, role: Role = "engine", autocommit: bool = False) -> psycopg.Connection:
-    """A new connection logged in as ``role``."""
-    return psycopg.connect(role_url(settings, role), autocommit=autocommit)
+    """A new connection logged in as ``role``, with pgvector's ``vector`` type adapted to numpy."""
+    conn = psycopg.connect(role_url(settings, role), autocommit=True)
+    register_vector(conn)
+    conn.autocommit = autocommit
+    return conn
 
 
 @contextmanager
@@ -92,4 +96,5 @@ def connection(settings: Settings, role: Role = "engine") -> Iterator[psycopg.Co
 
 def make_pool(settings: Settings, role: Role = "engine", max_size: int = 4) -> ConnectionPool:
     """A psycopg pool whose connections all act as ``role``."""
-    return ConnectionPool(role_url(settings, role), min_size=1, max_size=max_size, open=True)
+    return ConnectionPool(role_url(settings, role), min_size=1, max_size=max_size, open=True,
+                          configure=register_vector)

@@ -1,0 +1,69 @@
+"""The offline conflict judge (SPEC S3): add / update / supersede / skip, deterministic.
+
+Against neighbours in the same slot (subject, predicate):
+- the same canonical value → **skip** (already known);
+- the candidate's value contains every word of an existing value and says more → **update**
+  (a refinement of the same claim);
+- a different value of a single-valued predicate → **supersede** (the value changed);
+- a different value of a many-valued predicate → **add** (one more value).
+Against vector neighbours outside the slot: a statement about the same subject that is a
+near-paraphrase (cosine ≥ ``DUPLICATE_SIMILARITY``) → **skip**; otherwise → **add**.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from dagster_project.silver.types import FactCandidate, Judgement, Neighbour
+from dagster_project.silver.vocabulary import predicate
+
+DUPLICATE_SIMILARITY = 0.95
+_WORD = re.compile(r"[\w@.+-]+", re.UNICODE)
+
+
+def canonical_value(value: Any) -> str:
+    """The comparison form of a value: case-folded text, or sorted JSON for structured values."""
+    if isinstance(value, str):
+        return " ".join(value.casefold().split()).strip(" .!")
+    return json.dumps(value, sort_keys=True, ensure_ascii=False).casefold()
+
+
+def _words(value: Any) -> set[str]:
+    return set(_WORD.findall(canonical_value(value)))
+
+
+def refines(new: Any, old: Any) -> bool:
+    """True when ``new`` keeps every word of ``old`` and adds some (a more specific version)."""
+    new_words, old_words = _words(new), _words(old)
+    return bool(old_words) and old_words < new_words
+
+
+class HeuristicJudge:
+    """Rule-based judge; see the module docstring."""
+
+    name = "heuristic"
+
+    def judge(self, candidate: FactCandidate, neighbours: list[Neighbour]) -> Judgement:
+        value = canonical_value(candidate.value)
+        slot = [n for n in neighbours if n.same_slot and n.open]
+        for n in slot:
+            if canonical_value(n.value) == value:
+                return Judgement("skip", n.fact_id, f"same value as {n.fact_id} ({n.value!r}): already known")
+        for n in slot:
+            if refines(candidate.value, n.value):
+                return Judgement("update", n.fact_id, f"{candidate.value!r} refines {n.value!r}")
+        if slot and predicate(candidate.predicate).cardinality == "one":
+            target = max(slot, key=lambda n: (n.valid_from, n.fact_id))
+            return Judgement(
+                "supersede", target.fact_id,
+                f"{candidate.predicate} holds one value: {candidate.value!r} contradicts {target.value!r}",
+            )
+        for n in sorted(neighbours, key=lambda n: (-n.score, n.fact_id)):
+            same_subject = n.subject.casefold() == candidate.subject.casefold()
+            if not n.same_slot and n.open and same_subject and n.score >= DUPLICATE_SIMILARITY:
+                return Judgement("skip", n.fact_id, f"near-paraphrase of {n.fact_id} (cosine {n.score:.2f})")
+        if slot:
+            return Judgement("add", None, f"another value of many-valued {candidate.predicate}")
+        return Judgement("add", None, "no neighbour says this")

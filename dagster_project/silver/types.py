@@ -1,0 +1,74 @@
+"""Plain data passed between the Silver steps (distill → embed → resolve → ledger)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+Decision = Literal["add", "update", "supersede", "skip"]
+
+
+@dataclass(frozen=True)
+class EventInput:
+    """The slice of a Bronze event that derivation sees."""
+
+    event_id: int
+    namespace: str
+    source: str
+    source_event_id: str
+    kind: str
+    actor: str | None
+    content: str
+    occurred_at: datetime
+    received_at: datetime
+    authority: int
+    provenance_root: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FactCandidate:
+    """One atomic fact proposed by a distiller, before conflict resolution.
+
+    ``subject`` is an entity's display name ("Alice", "atlas-api", "Room 101"); ``predicate`` a
+    vocabulary name (dbt_project/seeds/predicates.csv); ``value`` typed JSON (usually a string);
+    ``statement`` one self-contained sentence; ``valid_from`` when it became true; ``span`` the
+    (start, end) character span of the source text in the event content it came from;
+    ``object_entity`` the entity name when the value is itself an entity (works_at, member_of,
+    relationship, lives_in, located_in, owns, attended, ...), so that an edge can be drawn.
+    """
+
+    subject: str
+    predicate: str
+    value: Any
+    statement: str
+    valid_from: datetime
+    confidence: float
+    span: tuple[int, int] | None = None
+    object_entity: str | None = None
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """An existing ledger fact close to a candidate (same slot, or near in embedding space)."""
+
+    fact_id: str
+    subject: str
+    predicate: str
+    value: Any
+    statement: str
+    valid_from: datetime
+    authority: int
+    score: float  # cosine similarity of the statements' embeddings
+    same_slot: bool  # same (subject, predicate)
+    open: bool  # current (not closed) version
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A judge's classification of a candidate against its neighbours (SPEC S3)."""
+
+    decision: Decision
+    target_fact_id: str | None  # the neighbour updated / superseded / matched (skip)
+    reason: str
