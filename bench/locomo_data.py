@@ -8,12 +8,15 @@ shared photo's caption is appended to the turn as ``[photo: …]`` (what a reade
 from __future__ import annotations
 
 import json
+import os
 import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-DEFAULT_PATH = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo10.json"
+# ../shared/data/locomo10.json next to the checkout (as CI lays it out); LOCOMO_PATH overrides.
+DEFAULT_PATH = Path(os.environ.get("LOCOMO_PATH") or Path(__file__).resolve().parents[2] / "shared" / "data"
+                    / "locomo10.json")
 _DATE = re.compile(r"(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})", re.IGNORECASE)
 _MONTHS = {m: i for i, m in enumerate(
     ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",

@@ -28,6 +28,8 @@ from dagster_project.db import embedded
 from dagster_project.db.connection import connect
 from dagster_project.gold import capabilities
 from dagster_project.settings import Settings, get_settings
+from dagster_project.silver import queries as silver_queries
+from dagster_project.silver.derive import derive
 
 app = typer.Typer(no_args_is_help=True, help="medallion-memory: an agent's memory built as a lakehouse.")
 db_app = typer.Typer(no_args_is_help=True, help="Embedded PostgreSQL server lifecycle.")
@@ -265,10 +267,15 @@ def erase_approve(
         event_id = erasure.approve_erasure(conn, request_id, approver)
     except erasure.ErasureError as exc:
         fail(str(exc), 2 if "cannot approve" in str(exc) or "admin capability" in str(exc) else 1)
+    namespace = conn.execute("SELECT namespace FROM bronze.tombstones WHERE event_id = %s", (event_id,)).fetchone()[0]
+    with err.status(f"re-deriving namespace {namespace} without the erased event…"):
+        report = derive(conn, settings, namespaces=[namespace])
     if as_json:
-        emit_json({"request_id": request_id, "event_id": event_id, "approved_by": approver, "status": "executed"})
+        emit_json({"request_id": request_id, "event_id": event_id, "approved_by": approver, "status": "executed",
+                   "rederived": {"namespace": namespace, "events": report.events, "facts": report.facts}})
     else:
-        out.print(f"Event {event_id} erased (tombstone kept); approved by {approver}.")
+        out.print(f"Event {event_id} erased (tombstone kept); approved by {approver}; namespace {namespace} "
+                  f"re-derived ({report.events} events, {report.facts} facts).")
 
 
 @erase_app.command("list")
@@ -356,6 +363,103 @@ def capability_list(as_json: JsonOpt = False) -> None:
         table.add_row(r["capability_id"], r["principal"], ",".join(r["verbs"]), ",".join(r["namespaces"]),
                       str(r["max_authority"]), str(r["expires_at"] or ""), str(r["revoked_at"] or ""))
     out.print(table)
+
+
+# ------------------------------------------------------------------------------- materialize
+@app.command("materialize")
+def materialize(
+    full_rebuild: Annotated[bool, typer.Option("--full-rebuild", help="Re-derive everything from Bronze.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run the Dagster job in-process: land the inbox, derive Silver (incremental or full rebuild)."""
+    import dagster as dg
+
+    from dagster_project.definitions import defs
+
+    settings = _settings()
+    dagster_home = (settings.home / "dagster").resolve()
+    dagster_home.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("DAGSTER_HOME", str(dagster_home))
+    job = "materialize_all" if full_rebuild else "incremental"
+    with err.status(f"running {job}…"):
+        result = defs.resolve_job_def(job).execute_in_process(
+            instance=dg.DagsterInstance.get(), raise_on_error=False,
+            run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
+        )
+    if not result.success:
+        failure = next((e for e in result.all_events if e.is_failure), None)
+        fail(f"{job} failed: {failure.message if failure else 'see the Dagster run log'}")
+    metadata = {}
+    for node in ("bronze__events", "silver_derive"):
+        for mat in result.asset_materializations_for_node(node):
+            metadata["/".join(mat.asset_key.path)] = {k: _plain(v.value) for k, v in mat.metadata.items()}
+    facts = metadata.get("silver/facts", {})
+    summary = {"job": job, "run_id": result.run_id, "bronze": metadata.get("bronze/events", {}), "silver": facts}
+    if as_json:
+        emit_json(summary)
+        return
+    bronze = summary["bronze"]
+    out.print(f"{job}: run {result.run_id}")
+    out.print(f"  bronze: inserted {bronze.get('inserted', 0)}, rejected {bronze.get('rejected', 0)}")
+    out.print(f"  silver: {facts.get('events_processed', 0)} events → added {facts.get('added', 0)}, "
+              f"updated {facts.get('updated', 0)}, superseded {facts.get('superseded', 0)}, skipped "
+              f"{facts.get('skipped', 0)}, contested {facts.get('contested', 0)}; failures {facts.get('failures', 0)}")
+
+
+def _plain(value: Any) -> Any:
+    """Metadata values as JSON-friendly Python (Markdown and JSON wrappers unwrapped)."""
+    for attr in ("md_str", "data", "text", "value"):
+        if hasattr(value, attr) and not isinstance(value, (str, int, float, bool, list, dict)):
+            return getattr(value, attr)
+    return value
+
+
+# ------------------------------------------------------------------------------ current / history
+def _fact_rows(rows: list[dict[str, Any]], as_json: bool, title: str) -> None:
+    if as_json:
+        emit_json(rows)
+        return
+    if not rows:
+        out.print(f"{title}: nothing known.")
+        return
+    table = Table("valid from", "valid to", "value", "authority", "contested", "fact", title=title)
+    for r in rows:
+        table.add_row((r["valid_from"] or "")[:10], (r["valid_to"] or "")[:10], str(r["value"]), str(r["authority"]),
+                      "yes" if r["contested"] else "", r["fact_id"][:12])
+    out.print(table)
+
+
+@app.command("current")
+def current_cmd(
+    subject: str, predicate: str,
+    namespace: Annotated[str, typer.Option("--namespace", "-n", help="The namespace to read.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Every open version of a slot (several for many-valued predicates or a contested pair)."""
+    settings = _settings()
+    conn = _connect(settings)
+    _require_read(settings, conn, namespace)
+    _fact_rows(silver_queries.current(conn, namespace, subject, predicate), as_json, f"{subject} {predicate}")
+
+
+@app.command("history")
+def history_cmd(
+    subject: str, predicate: str,
+    namespace: Annotated[str, typer.Option("--namespace", "-n", help="The namespace to read.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """All versions of a slot, ordered by valid_from."""
+    settings = _settings()
+    conn = _connect(settings)
+    _require_read(settings, conn, namespace)
+    rows = silver_queries.history(conn, namespace, subject, predicate)
+    _fact_rows(rows, as_json, f"history of {subject} {predicate}")
+
+
+def _require_read(settings: Settings, conn: psycopg.Connection, namespace: str) -> None:
+    cap = acting_capability(settings, conn)
+    if cap is not None and not cap.allows("read", namespace):
+        fail("this capability may not read that namespace", 2)
 
 
 # ----------------------------------------------------------------------------------------- ui

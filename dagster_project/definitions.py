@@ -6,14 +6,26 @@ import dagster as dg
 
 from dagster_project.bronze import assets as bronze_assets
 from dagster_project.resources import MedallionResource
+from dagster_project.silver import assets as silver_assets
 
-# The main job: every asset (and its checks). Later layers join the selection automatically.
-materialize_all = dg.define_asset_job("materialize_all", selection=dg.AssetSelection.all())
+_FULL = {"ops": {"silver_derive": {"config": {"full_rebuild": True}}}}
+_INCREMENTAL = {"ops": {"silver_derive": {"config": {"full_rebuild": False}}}}
+
+# The main job (SPEC S13): land the inbox, drop Silver (but the derivation cache), re-derive it all.
+materialize_all = dg.define_asset_job(
+    "materialize_all", selection=dg.AssetSelection.all(), config=_FULL,
+    description="Full rebuild: everything above Bronze is re-derived from Bronze.",
+)
+# Incremental: derive only Bronze events without a current-fingerprint derivation.
+incremental = dg.define_asset_job(
+    "incremental", selection=dg.AssetSelection.all(), config=_INCREMENTAL,
+    description="Land the inbox and derive only what is new (stale namespaces are re-derived).",
+)
 
 defs = dg.Definitions(
-    assets=[*bronze_assets.ASSETS],
+    assets=[*bronze_assets.ASSETS, *silver_assets.ASSETS],
     asset_checks=[*bronze_assets.CHECKS],
-    jobs=[*bronze_assets.JOBS, materialize_all],
+    jobs=[*bronze_assets.JOBS, materialize_all, incremental],
     sensors=[*bronze_assets.SENSORS],
     resources={"medallion": MedallionResource()},
 )

@@ -18,8 +18,50 @@ from dagster_project.bronze import integrity
 from dagster_project.db.connection import connect, ensure_ready
 from dagster_project.definitions import defs
 from dagster_project.settings import get_settings
+from dagster_project.silver import queries
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def _print_silver(console: Console, conn, result) -> None:  # noqa: ANN001 - psycopg connection, Dagster result
+    """What was learned: decisions, current beliefs, one supersede with its history, one contested pair."""
+    facts = result.asset_materializations_for_node("silver_derive")
+    meta = next((m.metadata for m in facts if m.asset_key.path == ["silver", "facts"]), {})
+    console.print(
+        f"[bold]Silver[/bold] {meta['events_processed'].value} events → added {meta['added'].value}, "
+        f"updated {meta['updated'].value}, superseded {meta['superseded'].value}, skipped {meta['skipped'].value}, "
+        f"contested {meta['contested'].value}; model calls {meta['model_calls'].value}, "
+        f"cache hit rate {meta['cache_hit_rate'].value:.0%}"
+    )
+    table = Table("subject", "predicate", "value", "since", "authority", title="Current beliefs (team-atlas, top 12)")
+    for subject, pred, value, since, authority in conn.execute(
+        "SELECT e.canonical_name, f.predicate, f.value_text, f.valid_from::date, f.authority FROM silver.facts f "
+        "JOIN silver.entities e ON e.entity_id = f.subject_id WHERE f.namespace = 'team-atlas' "
+        "AND f.valid_to IS NULL AND f.predicate <> 'states' ORDER BY f.importance DESC, e.canonical_name, f.predicate "
+        "LIMIT 12"
+    ):
+        table.add_row(subject, pred, value[:50], str(since), str(authority))
+    console.print(table)
+    row = conn.execute(
+        "SELECT f.namespace, e.canonical_name, f.predicate FROM silver.resolutions r "
+        "JOIN silver.facts f ON f.fact_id = r.candidate_fact_id JOIN silver.entities e ON e.entity_id = f.subject_id "
+        "WHERE r.decision = 'supersede' AND r.outcome = 'closed_previous' ORDER BY r.decided_at, r.bronze_event_id "
+        "LIMIT 1"
+    ).fetchone()
+    if row:
+        ns, subject, pred = row
+        console.print(f"[bold]A supersede[/bold]: history of {subject} {pred} ({ns})")
+        for version in queries.history(conn, ns, subject, pred):
+            until = version["valid_to"][:10] if version["valid_to"] else "now"
+            console.print(f"  {version['valid_from'][:10]} → {until}: {version['value']}  "
+                          f"(authority {version['authority']}, {version['provenance']['source']})")
+    pair = queries.contested_pairs(conn, "team-atlas")
+    if pair:
+        console.print("[bold]A contested pair[/bold] (waiting for a person in the review queue):")
+        first = pair[0]
+        for version in [p for p in pair if (p["subject"], p["predicate"]) == (first["subject"], first["predicate"])]:
+            console.print(f"  {version['subject']} {version['predicate']} = {version['value']} "
+                          f"(authority {version['authority']}, from {version['provenance']['source']})")
 
 
 def main() -> int:
@@ -43,7 +85,7 @@ def main() -> int:
         return 1
     meta = result.asset_materializations_for_node("bronze__events")[0].metadata
     console.print(
-        f"[bold]Bronze[/bold] inserted {meta['inserted'].value}, duplicate {meta['duplicate'].value}, "
+        f"[bold]Bronze[/bold] (this run) inserted {meta['inserted'].value}, duplicate {meta['duplicate'].value}, "
         f"conflict {meta['conflict'].value}, rejected {meta['rejected'].value}"
     )
     with connect(settings, "engine", autocommit=True) as conn:
@@ -56,11 +98,14 @@ def main() -> int:
         console.print(table)
         findings = integrity.verify(conn)
         quarantined = conn.execute("SELECT count(*) FROM bronze.quarantine").fetchone()[0]  # type: ignore[index]
-    chain = "verifies" if not findings else f"[red]{len(findings)} finding(s)[/red]"
-    console.print(f"Hash chain: {chain}; quarantined rows: {quarantined}; took {time.perf_counter() - started:.1f}s")
+        chain = "verifies" if not findings else f"[red]{len(findings)} finding(s)[/red]"
+        console.print(f"Hash chain: {chain}; quarantined rows: {quarantined}")
+        _print_silver(console, conn, result)
+    console.print(f"took {time.perf_counter() - started:.1f}s")
     console.print(
         "\n[bold]Next[/bold]\n"
         "  make ui    the Dagster UI on http://127.0.0.1:3000 (assets, checks, the inbox sensor)\n"
+        "  .venv/bin/medallion history Bob lives_in -n team-atlas    a slot's versions (--json)\n"
         "  .venv/bin/medallion ingest examples/mixed_batch.jsonl   rejects, a duplicate, a conflict\n"
         "  .venv/bin/medallion db status | stop                    the embedded server\n"
         "  drop *.jsonl files into ./inbox                         the inbox sensor lands them",

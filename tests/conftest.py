@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -43,17 +44,26 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     server.cleanup()
 
 
-@pytest.fixture
-def database_url(pg_server: str) -> Iterator[str]:
-    """A fresh, migrated database for one test (admin URL)."""
+@contextmanager
+def fresh_database(pg_server: str) -> Iterator[str]:
+    """Create a migrated database from the template; drop it afterwards. Yields its admin URL."""
     name = f"t_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(pg_server, autocommit=True) as conn:
         conn.execute(
             sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(TEMPLATE))
         )
-    yield embedded.with_database(pg_server, name)
-    with psycopg.connect(pg_server, autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+    try:
+        yield embedded.with_database(pg_server, name)
+    finally:
+        with psycopg.connect(pg_server, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+@pytest.fixture
+def database_url(pg_server: str) -> Iterator[str]:
+    """A fresh, migrated database for one test (admin URL)."""
+    with fresh_database(pg_server) as url:
+        yield url
 
 
 @pytest.fixture

@@ -297,9 +297,10 @@ def _derive_window(
             _write_event(conn, event, distilled[event.event_id], spans[event.event_id], vectors, judge, settings,
                          fingerprint, report)
             conn.commit()
-        except psycopg.errors.UniqueViolation as exc:  # an invariant the policy should have kept
+        except (DistillError, psycopg.errors.UniqueViolation) as exc:  # judge fault, or an invariant held
             conn.rollback()
-            reason = f"ledger invariant refused the result: {exc.diag.message_primary}"
+            reason = exc.reason if isinstance(exc, DistillError) else (
+                f"ledger invariant refused the result: {exc.diag.message_primary}")
             _park(conn, event, "resolve", fingerprint, reason)
             conn.commit()
             report.failures.append({"event_id": event.event_id, "step": "resolve", "reason": reason})

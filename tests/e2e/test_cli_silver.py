@@ -1,0 +1,96 @@
+"""`medallion materialize`, `current` and `history` end to end (SPEC S13, S6, section 8 JSON shape)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from dagster_project.cli import app
+from dagster_project.settings import Settings
+
+SPEC8_FIELDS = {"fact_id", "subject", "predicate", "value", "statement", "valid_from", "valid_to", "recorded_at",
+                "superseded_at", "authority", "confidence", "contested", "provenance"}
+PROVENANCE_FIELDS = {"bronze_event_id", "namespace", "source", "source_event_id", "provenance_root"}
+
+
+def _fact(i: int, subject: str, predicate: str, value: str, valid_from: str, authority: int) -> dict:
+    return {"namespace": "cli-silver", "source": "hr", "source_event_id": f"hr-{i}", "kind": "fact",
+            "provenance_root": f"hr://{i}", "authority": authority,
+            "content": json.dumps({"subject": subject, "predicate": predicate, "value": value,
+                                   "valid_from": valid_from})}
+
+
+@pytest.fixture
+def cli(settings: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    monkeypatch.setenv("MEDALLION_DATABASE_URL", settings.database_url or "")
+    monkeypatch.setenv("MEDALLION_HOME", str(settings.home))
+    monkeypatch.setenv("MEDALLION_INBOX", str(settings.inbox))
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
+    (tmp_path / "dagster_home").mkdir()
+    monkeypatch.delenv("MEDALLION_TOKEN", raising=False)
+
+    def invoke(*args: str):
+        result = CliRunner().invoke(app, list(args))
+        if result.exception and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        return result.exit_code, result.stdout, result.stderr
+
+    return invoke
+
+
+def test_materialize_then_current_and_history(cli, settings: Settings) -> None:
+    """S13 + S6: materialize lands the inbox and derives; current/history answer in the SPEC 8 shape."""
+    events = [
+        _fact(1, "Bob", "lives_in", "Berlin", "2026-01-01T00:00:00Z", 1),
+        _fact(2, "Bob", "lives_in", "Lisbon", "2026-06-01T00:00:00Z", 1),
+        _fact(3, "Bob", "timezone", "Europe/Berlin", "2026-01-01T00:00:00Z", 1),
+        _fact(4, "bob", "timezone", "PST", "2026-07-01T00:00:00Z", 5),
+    ]
+    (settings.inbox / "hr.jsonl").write_text("\n".join(json.dumps(e) for e in events))
+    code, out, err = cli("materialize", "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["job"] == "incremental" and summary["bronze"]["inserted"] == 4
+    assert summary["silver"]["events_processed"] == 4 and summary["silver"]["contested"] == 1
+
+    code, out, _ = cli("current", "BOB", "lives_in", "-n", "cli-silver", "--json")
+    [current] = json.loads(out)
+    assert set(current) >= SPEC8_FIELDS and set(current["provenance"]) == PROVENANCE_FIELDS
+    assert current["value"] == "Lisbon" and current["valid_to"] is None
+    assert current["provenance"]["source_event_id"] == "hr-2" and current["valid_from"].endswith("+00:00")
+
+    code, out, _ = cli("history", "Bob", "lives_in", "-n", "cli-silver", "--json")
+    history = json.loads(out)
+    assert [h["value"] for h in history] == ["Berlin", "Lisbon"]
+    assert history[0]["valid_to"] == history[1]["valid_from"] and history[0]["superseded_at"]
+
+    code, out, _ = cli("current", "Bob", "timezone", "-n", "cli-silver", "--json")
+    contested = json.loads(out)
+    assert {c["value"] for c in contested} == {"Europe/Berlin", "PST"} and all(c["contested"] for c in contested)
+
+    code, out, _ = cli("current", "Nobody", "lives_in", "-n", "cli-silver", "--json")
+    assert code == 0 and json.loads(out) == []
+
+    code, out, err = cli("materialize", "--full-rebuild", "--json")
+    assert code == 0, err
+    assert json.loads(out)["job"] == "materialize_all" and json.loads(out)["silver"]["model_calls"] == 0
+    code, out, _ = cli("history", "Bob", "lives_in", "-n", "cli-silver", "--json")
+    assert [h["fact_id"] for h in json.loads(out)] == [h["fact_id"] for h in history]
+
+
+def test_current_refuses_a_namespace_the_token_cannot_read(cli, settings: Settings, admin_conn) -> None:
+    """G2 on reads: with MEDALLION_TOKEN, current/history answer only in granted namespaces (exit 2)."""
+    from dagster_project.gold.capabilities import grant
+
+    _, token = grant(admin_conn, principal="agent:x", verbs=["read"], namespaces=["other"], created_by="test")
+    import os
+
+    os.environ["MEDALLION_TOKEN"] = token
+    try:
+        code, _, err = cli("current", "Bob", "lives_in", "-n", "cli-silver")
+    finally:
+        del os.environ["MEDALLION_TOKEN"]
+    assert code == 2 and "may not read" in err
