@@ -45,7 +45,8 @@ def _print_silver(console: Console, conn, result) -> None:  # noqa: ANN001 - psy
     row = conn.execute(
         "SELECT f.namespace, e.canonical_name, f.predicate FROM silver.resolutions r "
         "JOIN silver.facts f ON f.fact_id = r.candidate_fact_id JOIN silver.entities e ON e.entity_id = f.subject_id "
-        "WHERE r.decision = 'supersede' AND r.outcome = 'closed_previous' ORDER BY r.decided_at, r.bronze_event_id "
+        "WHERE r.decision = 'supersede' AND r.outcome = 'closed_previous' "
+        "ORDER BY (f.predicate = 'lives_in') DESC, r.decided_at, r.bronze_event_id "
         "LIMIT 1"
     ).fetchone()
     if row:

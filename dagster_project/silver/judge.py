@@ -1,7 +1,7 @@
 """The offline conflict judge (SPEC S3): add / update / supersede / skip, deterministic.
 
 Against neighbours in the same slot (subject, predicate):
-- the same canonical value → **skip** (already known);
+- the same canonical value, or a less specific form of it → **skip** (already known);
 - the candidate's value contains every word of an existing value and says more → **update**
   (a refinement of the same claim);
 - a different value of a single-valued predicate → **supersede** (the value changed);
@@ -40,6 +40,16 @@ def refines(new: Any, old: Any) -> bool:
     return bool(old_words) and old_words < new_words
 
 
+def less_specific(new: Any, old: Any) -> bool:
+    """True when ``new`` says less than ``old`` ("Atlas" after "Atlas, Lisbon office"; a birthday
+    "--05-03" without a year after "1991-05-03"): already known, more precisely."""
+    n, o = canonical_value(new), canonical_value(old)
+    if n.startswith("--") and re.fullmatch(r"\d{4}" + re.escape(n[1:]), o):
+        return True
+    new_words, old_words = _words(new), _words(old)
+    return bool(new_words) and new_words < old_words
+
+
 class HeuristicJudge:
     """Rule-based judge; see the module docstring."""
 
@@ -51,6 +61,9 @@ class HeuristicJudge:
         for n in slot:
             if canonical_value(n.value) == value:
                 return Judgement("skip", n.fact_id, f"same value as {n.fact_id} ({n.value!r}): already known")
+        for n in slot:
+            if less_specific(candidate.value, n.value):
+                return Judgement("skip", n.fact_id, f"{candidate.value!r} is a less specific form of {n.value!r}")
         for n in slot:
             if refines(candidate.value, n.value):
                 return Judgement("update", n.fact_id, f"{candidate.value!r} refines {n.value!r}")

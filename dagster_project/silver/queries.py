@@ -96,3 +96,58 @@ def contested_pairs(conn: psycopg.Connection, namespace: str) -> list[dict[str, 
         (namespace,),
     ).fetchall()
     return [as_json(r) for r in rows]
+
+
+def related(conn: psycopg.Connection, namespace: str, a: str, b: str, max_depth: int = 3) -> list[dict[str, Any]]:
+    """How A and B are related (SPEC S11): shortest paths over current edges, either direction, bounded depth.
+
+    A recursive CTE walks the edge graph from A; each path lists the hops with the fact that supports
+    each one, so the answer stays auditable.
+    """
+    starts, ends = entities.find(conn, namespace, a), entities.find(conn, namespace, b)
+    if not starts or not ends:
+        return []
+    rows = conn.execute(
+        """
+        WITH RECURSIVE current_edges AS (
+            SELECT g.subject_id AS src, g.object_id AS dst, g.predicate, g.fact_id, false AS reversed
+            FROM silver.edges g JOIN silver.facts f ON f.fact_id = g.fact_id
+            WHERE g.namespace = %(ns)s AND f.valid_to IS NULL
+            UNION ALL
+            SELECT g.object_id, g.subject_id, g.predicate, g.fact_id, true
+            FROM silver.edges g JOIN silver.facts f ON f.fact_id = g.fact_id
+            WHERE g.namespace = %(ns)s AND f.valid_to IS NULL
+        ), walk AS (
+            SELECT e.dst AS node, ARRAY[e.src, e.dst] AS nodes, ARRAY[e.fact_id] AS facts, 1 AS depth
+            FROM current_edges e WHERE e.src = ANY(%(starts)s)
+            UNION ALL
+            SELECT e.dst, w.nodes || e.dst, w.facts || e.fact_id, w.depth + 1
+            FROM walk w JOIN current_edges e ON e.src = w.node
+            WHERE w.depth < %(depth)s AND NOT e.dst = ANY(w.nodes)
+        )
+        SELECT nodes, facts FROM walk WHERE node = ANY(%(ends)s) ORDER BY depth, facts LIMIT 10
+        """,
+        {"ns": namespace, "starts": starts, "ends": ends, "depth": max_depth},
+    ).fetchall()
+    names = dict(conn.execute("SELECT entity_id, canonical_name FROM silver.entities WHERE namespace = %s",
+                              (namespace,)).fetchall())
+    out = []
+    for nodes, facts in rows:
+        hops = conn.execute(
+            "SELECT fact_id, statement FROM silver.facts WHERE fact_id = ANY(%s)", (facts,)
+        ).fetchall()
+        statements = dict(hops)
+        out.append({"path": [names.get(n, n) for n in nodes],
+                    "facts": [{"fact_id": f, "statement": statements.get(f)} for f in facts]})
+    return out
+
+
+def stale(conn: psycopg.Connection, namespace: str, now: datetime, min_importance: float = 0.5) -> list[dict[str, Any]]:
+    """Load-bearing current facts past their half-life since last verified (SPEC S12: re-verify queue)."""
+    rows = conn.execute(
+        _SELECT.format(source="silver.facts")
+        + "WHERE f.namespace = %s AND f.valid_to IS NULL AND f.importance >= %s AND %s - f.verified_at > f.half_life "
+        "ORDER BY f.importance DESC, f.verified_at, f.fact_id",
+        (namespace, min_importance, now),
+    ).fetchall()
+    return [as_json(r) for r in rows]
