@@ -41,7 +41,11 @@ class Settings(BaseSettings):
         default=None, validation_alias=AliasChoices("OPENAI_API_KEY", "openai_api_key")
     )
     embedding_model: str = "all-MiniLM-L6-v2"
-    conflict_threshold: float = Field(default=0.80, ge=0.0, le=1.0)
+    conflict_threshold: float = Field(
+        default=0.90, ge=0.0, le=1.0,
+        description="Cosine above which a fact is a neighbour of a candidate (and a paraphrase for the heuristic "
+        "judge); tuned in STANDARDS.md.",
+    )
     inbox: Path = Field(default_factory=lambda: Path.cwd() / "inbox")
     hindsight_url: str | None = Field(
         default=None, validation_alias=AliasChoices("HINDSIGHT_URL", "hindsight_url")

@@ -92,7 +92,7 @@ def make_judge(settings: Settings) -> Any:
         from dagster_project.silver.distill.openai_provider import OpenAIJudge
 
         return OpenAIJudge(settings)
-    return HeuristicJudge()
+    return HeuristicJudge(settings.conflict_threshold)
 
 
 def wipe(conn: psycopg.Connection, namespace: str | None = None) -> None:

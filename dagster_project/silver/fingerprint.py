@@ -71,5 +71,6 @@ def derivation_fingerprint(settings: Settings) -> str:
         distill_fingerprint(provider, model).encode(),
         judge_fingerprint(provider, model).encode(),
         embed_fingerprint(settings.embedding_model).encode(),
+        f"threshold={settings.conflict_threshold:.4f}".encode(),
         _code("derive.py", "chunks.py", "entities.py", "documents.py", "routing.py"),
     )

@@ -159,11 +159,13 @@ def resolve_candidate(
     def record(decision: str, outcome: str, target: str | None, found: list[Neighbour], reason: str) -> Outcome:
         conn.execute(
             "INSERT INTO silver.resolutions (bronze_event_id, candidate_index, namespace, candidate_fact_id, decision, "
-            "outcome, target_fact_id, neighbours, reason, judge, fingerprint, decided_at) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            "outcome, target_fact_id, neighbours, reason, judge, fingerprint, decided_at, candidate) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
             (event.event_id, prep.index, event.namespace, fid, decision, outcome, target,
              json.dumps([{"fact_id": n.fact_id, "score": n.score, "same_slot": n.same_slot} for n in found]),
-             reason, judge_name, fingerprint, event.received_at),
+             reason, judge_name, fingerprint, event.received_at, json.dumps({
+                 "subject": c.subject, "predicate": c.predicate, "value": c.value, "statement": c.statement,
+                 "valid_from": c.valid_from.isoformat(), "confidence": c.confidence}, ensure_ascii=False)),
         )
         return Outcome(decision, outcome, fid)
 
