@@ -27,7 +27,7 @@ import psycopg
 from dagster_project.bronze.contract import fact_payload
 from dagster_project.settings import Settings
 from dagster_project.silver import chunks as chunking
-from dagster_project.silver import documents
+from dagster_project.silver import documents, entities
 from dagster_project.silver.distill import Distiller, DistillError
 from dagster_project.silver.embed import Embedder
 from dagster_project.silver.fingerprint import derivation_fingerprint, distill_fingerprint
@@ -228,7 +228,12 @@ def derive(
     conn.autocommit = False
     try:
         if full_rebuild:
-            wipe(conn, None) if namespaces is None else [wipe(conn, ns) for ns in namespaces]
+            if namespaces is None:
+                wipe(conn, None)
+                conn.execute("SELECT silver.suspend_search_indexes()")  # rebuilt once at the end
+            else:
+                for ns in namespaces:
+                    wipe(conn, ns)
         else:
             for ns in _stale_namespaces(conn, fingerprint):
                 if namespaces is None or ns in namespaces:
@@ -242,11 +247,17 @@ def derive(
             {"ns": namespaces},
         ).fetchone()[0]  # type: ignore[index]
         conn.commit()
+        parked = {r[0] for r in conn.execute("SELECT bronze_event_id FROM silver.derivation_failures").fetchall()}
+        entity_cache = entities.EntityCache()
+        conn.commit()
         windows = list(_pending(conn, namespaces))
         for window in windows:
-            _derive_window(conn, settings, window, distiller, judge, embedder, fingerprint, distill_fp, report)
+            _derive_window(conn, settings, window, distiller, judge, embedder, fingerprint, distill_fp, report,
+                           parked, entity_cache)
             if progress is not None:
                 progress(report.events + len(report.failures), total)
+        conn.execute("SELECT silver.ensure_search_indexes()")
+        conn.commit()
     finally:
         if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
             conn.rollback()
@@ -260,7 +271,8 @@ def derive(
 
 def _derive_window(
     conn: psycopg.Connection, settings: Settings, window: list[EventInput], distiller: Distiller, judge: Any,
-    embedder: Embedder, fingerprint: str, distill_fp: str, report: DeriveReport,
+    embedder: Embedder, fingerprint: str, distill_fp: str, report: DeriveReport, parked: set[int],
+    entity_cache: entities.EntityCache,
 ) -> None:
     # 1. distill (per event; failures parked, the rest of the window goes on)
     distilled: dict[int, list[FactCandidate]] = {}
@@ -279,6 +291,7 @@ def _derive_window(
             conn.rollback()
             _park(conn, event, "distill", fingerprint, exc.reason)
             conn.commit()
+            parked.add(event.event_id)
             report.failures.append({"event_id": event.event_id, "step": "distill", "reason": exc.reason})
     # 2. embed every statement and chunk of the window in one batch (cache first)
     texts: list[str] = []
@@ -295,43 +308,50 @@ def _derive_window(
             continue
         try:
             _write_event(conn, event, distilled[event.event_id], spans[event.event_id], vectors, judge, settings,
-                         fingerprint, report)
+                         fingerprint, report, event.event_id in parked, entity_cache)
             conn.commit()
         except (DistillError, psycopg.errors.UniqueViolation) as exc:  # judge fault, or an invariant held
             conn.rollback()
+            entity_cache.clear()  # entities created in the rolled-back transaction are gone
             reason = exc.reason if isinstance(exc, DistillError) else (
                 f"ledger invariant refused the result: {exc.diag.message_primary}")
             _park(conn, event, "resolve", fingerprint, reason)
             conn.commit()
+            parked.add(event.event_id)
             report.failures.append({"event_id": event.event_id, "step": "resolve", "reason": reason})
 
 
 def _write_event(
     conn: psycopg.Connection, event: EventInput, candidates: list[FactCandidate], spans: list[tuple[int, int]],
     vectors: dict[str, Any], judge: Any, settings: Settings, fingerprint: str, report: DeriveReport,
+    was_parked: bool, entity_cache: entities.EntityCache,
 ) -> None:
     chunk_ids = [chunking.chunk_id(event.event_id, s, e) for s, e in spans]
-    for (s, e), cid in zip(spans, chunk_ids, strict=True):
-        conn.execute(
+    with conn.cursor() as cur:
+        cur.executemany(
             "INSERT INTO silver.chunks (chunk_id, namespace, bronze_event_id, char_start, char_end, text, occurred_at, "
             "provenance_root, fingerprint, embedding) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            (cid, event.namespace, event.event_id, s, e, event.content[s:e], event.occurred_at,
-             event.provenance_root, fingerprint, vectors[event.content[s:e]]),
+            [(cid, event.namespace, event.event_id, s, e, event.content[s:e], event.occurred_at,
+              event.provenance_root, fingerprint, vectors[event.content[s:e]])
+             for (s, e), cid in zip(spans, chunk_ids, strict=True)],
         )
     report.chunks += len(spans)
     if event.kind == "document":
         report.documents[documents.record(conn, event, fingerprint)] += 1
     facts = 0
+    written: set[str] = set()  # fact ids of this event (a fact id includes its event: no other can clash)
     for index, cand in enumerate(candidates):
         which = chunking.containing(spans, cand.span)
         prep = Prepared(index, cand, vectors[cand.statement], chunk_ids[which] if which is not None else None)
         outcome = resolve_candidate(conn, event, prep, judge, threshold=settings.conflict_threshold,
-                                    fingerprint=fingerprint, judge_name=getattr(judge, "name", "heuristic"))
+                                    fingerprint=fingerprint, judge_name=getattr(judge, "name", "heuristic"),
+                                    written=written, entity_cache=entity_cache)
         report.decisions[outcome.decision] += 1
         report.outcomes[outcome.outcome] += 1
         if outcome.outcome in ("added", "closed_previous", "stored_as_history", "contested"):
             facts += 1
-    conn.execute("DELETE FROM silver.derivation_failures WHERE bronze_event_id = %s", (event.event_id,))
+    if was_parked:
+        conn.execute("DELETE FROM silver.derivation_failures WHERE bronze_event_id = %s", (event.event_id,))
     conn.execute(
         "INSERT INTO silver.derivations (bronze_event_id, namespace, fingerprint, facts, outcome) "
         "VALUES (%s, %s, %s, %s, 'derived')",

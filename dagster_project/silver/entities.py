@@ -27,12 +27,46 @@ def entity_id(namespace: str, name: str) -> str:
     return hashlib.sha256(f"{namespace}\x1f{normalize(name)}".encode()).hexdigest()[:24]
 
 
+class EntityCache:
+    """Entity ids and recorded aliases already resolved in this derivation run.
+
+    Only the deriving process writes Silver, so what it resolved stays true — unless a transaction
+    that created entities rolls back: the caller then calls :meth:`clear`.
+    """
+
+    def __init__(self) -> None:
+        self.ids: dict[tuple[str, str], str] = {}
+        self.aliases: set[tuple[str, str]] = set()
+
+    def clear(self) -> None:
+        self.ids.clear()
+        self.aliases.clear()
+
+
 def resolve(
     conn: psycopg.Connection, namespace: str, name: str, event_id: int, entity_type: str = "thing",
-    alias: str | None = None,
+    alias: str | None = None, cache: EntityCache | None = None,
 ) -> str:
     """The entity id for ``name`` (an existing entity by name or alias, else a new one)."""
     key = normalize(name) or name.strip().casefold()
+    if cache is not None and (namespace, key) in cache.ids:
+        eid = cache.ids[(namespace, key)]
+        if alias and (eid, normalize(alias)) not in cache.aliases:
+            add_alias(conn, eid, alias)
+            cache.aliases.add((eid, normalize(alias)))
+        return eid
+    eid = _resolve_uncached(conn, namespace, name, key, event_id, entity_type, alias)
+    if cache is not None:
+        cache.ids[(namespace, key)] = eid
+        if alias:
+            cache.aliases.add((eid, normalize(alias)))
+    return eid
+
+
+def _resolve_uncached(
+    conn: psycopg.Connection, namespace: str, name: str, key: str, event_id: int, entity_type: str,
+    alias: str | None,
+) -> str:
     row = conn.execute(
         "SELECT entity_id FROM silver.entities WHERE namespace = %s AND (normalized_name = %s OR %s = ANY(aliases)) "
         "ORDER BY (normalized_name = %s) DESC, first_event_id LIMIT 1",

@@ -56,35 +56,53 @@ def value_text(value: Any) -> str:
 
 
 def neighbours(
-    conn: psycopg.Connection, namespace: str, subject_id: str, pred: str, embedding: np.ndarray, threshold: float
+    conn: psycopg.Connection, namespace: str, subject_id: str, pred: str, embedding: np.ndarray, threshold: float,
+    value: Any = None,
 ) -> list[Neighbour]:
-    """Open facts of the same slot, plus the top-k open facts of the namespace by cosine ≥ threshold.
+    """The facts a candidate must be judged against, in one round trip:
 
-    The vector search is exact (the ``+ 0`` keeps the planner off the HNSW index): results must not
-    depend on how an approximate index happened to be built, or rebuilds would not be reproducible.
+    - a single-valued slot: every open version;
+    - a many-valued slot (``states`` can hold hundreds): open versions with the same canonical value,
+      plus the ``VECTOR_NEIGHBOURS`` nearest in the slot;
+    - the namespace: the ``VECTOR_NEIGHBOURS`` nearest open facts outside the slot, kept when their cosine
+      reaches ``threshold``.
+
+    Vector search is exact (``+ 0`` keeps the planner off the HNSW index): results must not depend on
+    how an approximate index happened to be built, or rebuilds would not be reproducible.
     """
     rows = conn.execute(
-        "SELECT f.fact_id, e.canonical_name, f.predicate, f.value, f.statement, f.valid_from, f.authority, "
-        "1 - (f.embedding <=> %(q)s) AS score, true AS same_slot "
-        "FROM silver.facts f JOIN silver.entities e ON e.entity_id = f.subject_id "
-        "WHERE f.namespace = %(ns)s AND f.subject_id = %(sid)s AND f.predicate = %(p)s AND f.valid_to IS NULL "
-        "ORDER BY f.valid_from, f.fact_id",
-        {"q": embedding, "ns": namespace, "sid": subject_id, "p": pred},
-    ).fetchall()
-    rows += conn.execute(
-        "SELECT f.fact_id, e.canonical_name, f.predicate, f.value, f.statement, f.valid_from, f.authority, "
-        "1 - (f.embedding <=> %(q)s) AS score, false "
-        "FROM silver.facts f JOIN silver.entities e ON e.entity_id = f.subject_id "
-        "WHERE f.namespace = %(ns)s AND f.valid_to IS NULL AND NOT (f.subject_id = %(sid)s AND f.predicate = %(p)s) "
-        "ORDER BY (f.embedding <=> %(q)s) + 0, f.fact_id LIMIT %(k)s",
-        {"q": embedding, "ns": namespace, "sid": subject_id, "p": pred, "k": VECTOR_NEIGHBOURS},
+        """
+        WITH slot AS MATERIALIZED (
+            SELECT f.fact_id, f.subject_id, f.predicate, f.value, f.statement, f.valid_from, f.authority,
+                   f.cardinality, f.value_text, (f.embedding <=> %(q)s) AS distance
+            FROM silver.facts f
+            WHERE f.namespace = %(ns)s AND f.subject_id = %(sid)s AND f.predicate = %(p)s AND f.valid_to IS NULL
+        ), picked AS (
+            SELECT fact_id, subject_id, predicate, value, statement, valid_from, authority, distance, true AS same_slot
+            FROM slot WHERE cardinality = 'one' OR lower(value_text) = %(v)s
+            UNION
+            (SELECT fact_id, subject_id, predicate, value, statement, valid_from, authority, distance, true
+             FROM slot ORDER BY distance, fact_id LIMIT %(k)s)
+            UNION ALL
+            (SELECT f.fact_id, f.subject_id, f.predicate, f.value, f.statement, f.valid_from, f.authority,
+                    (f.embedding <=> %(q)s), false
+             FROM silver.facts f
+             WHERE f.namespace = %(ns)s AND f.valid_to IS NULL AND NOT (f.subject_id = %(sid)s AND f.predicate = %(p)s)
+             ORDER BY (f.embedding <=> %(q)s) + 0, f.fact_id LIMIT %(k)s)
+        )
+        SELECT p.fact_id, e.canonical_name, p.predicate, p.value, p.statement, p.valid_from, p.authority,
+               1 - p.distance AS score, p.same_slot
+        FROM picked p JOIN silver.entities e ON e.entity_id = p.subject_id
+        ORDER BY p.same_slot DESC, p.distance, p.fact_id
+        """,
+        {"q": embedding, "ns": namespace, "sid": subject_id, "p": pred, "k": VECTOR_NEIGHBOURS,
+         "v": canonical_value(value) if value is not None else None},
     ).fetchall()
     out = []
-    for fid, subj, p, value, statement, valid_from, authority, score, same_slot in rows:
+    for fid, subj, p, val, statement, valid_from, authority, score, same_slot in rows:
         score = float(score) if score is not None else 0.0
         if same_slot or score >= threshold:
-            out.append(Neighbour(fid, subj, p, value, statement, valid_from, authority, round(score, 6),
-                                 same_slot, True))
+            out.append(Neighbour(fid, subj, p, val, statement, valid_from, authority, round(score, 6), same_slot, True))
     return out
 
 
@@ -142,7 +160,8 @@ def _working_memory(conn: psycopg.Connection, event: EventInput, c: FactCandidat
 
 def resolve_candidate(
     conn: psycopg.Connection, event: EventInput, prep: Prepared, judge: Any, *, threshold: float,
-    fingerprint: str, judge_name: str,
+    fingerprint: str, judge_name: str, written: set[str] | None = None,
+    entity_cache: entities.EntityCache | None = None,
 ) -> Outcome:
     """Resolve one candidate against the ledger and write the result (inside the caller's transaction)."""
     c = prep.candidate
@@ -151,8 +170,9 @@ def resolve_candidate(
     is_speaker = speaker_alias is not None and entities.normalize(speaker_alias.split(":", 1)[1]) == entities.normalize(
         c.subject)
     subject_id = entities.resolve(conn, event.namespace, c.subject, event.event_id,
-                                  "person" if is_speaker else "thing", alias=speaker_alias if is_speaker else None)
-    object_id = (entities.resolve(conn, event.namespace, c.object_entity, event.event_id)
+                                  "person" if is_speaker else "thing", alias=speaker_alias if is_speaker else None,
+                                  cache=entity_cache)
+    object_id = (entities.resolve(conn, event.namespace, c.object_entity, event.event_id, cache=entity_cache)
                  if c.object_entity and pred.entity_valued else None)
     fid = fact_id(event.namespace, subject_id, pred.name, c.value, event.event_id)
 
@@ -172,10 +192,12 @@ def resolve_candidate(
     if route(pred) == "working_memory":
         _working_memory(conn, event, c, fid, fingerprint)
         return record("add", "working_memory", None, [], f"{pred.name} is low-stakes and ephemeral: working memory")
-    if conn.execute("SELECT 1 FROM silver.facts WHERE fact_id = %s", (fid,)).fetchone():
+    written = written if written is not None else set()
+    if fid in written:
         return record("skip", "duplicate", fid, [], "the same event already stated this fact")
+    written.add(fid)
 
-    found = neighbours(conn, event.namespace, subject_id, pred.name, prep.embedding, threshold)
+    found = neighbours(conn, event.namespace, subject_id, pred.name, prep.embedding, threshold, c.value)
     verdict: Judgement = judge.judge(c, found)
     by_id = {n.fact_id: n for n in found}
 
