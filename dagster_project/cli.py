@@ -429,31 +429,28 @@ def _fact_rows(rows: list[dict[str, Any]], as_json: bool, title: str) -> None:
     out.print(table)
 
 
-@app.command("current")
-def current_cmd(
-    subject: str, predicate: str,
-    namespace: Annotated[str, typer.Option("--namespace", "-n", help="The namespace to read.")],
-    as_json: JsonOpt = False,
-) -> None:
-    """Every open version of a slot (several for many-valued predicates or a contested pair)."""
+def _slot_command(subject: str, predicate: str, namespace: str, as_json: bool, *, history: bool) -> None:
     settings = _settings()
     conn = _connect(settings)
     _require_read(settings, conn, namespace)
-    _fact_rows(silver_queries.current(conn, namespace, subject, predicate), as_json, f"{subject} {predicate}")
+    read = silver_queries.history if history else silver_queries.current
+    title = f"history of {subject} {predicate}" if history else f"{subject} {predicate}"
+    _fact_rows(read(conn, namespace, subject, predicate), as_json, title)
+
+
+NamespaceOpt = Annotated[str, typer.Option("--namespace", "-n", help="The namespace to read.")]
+
+
+@app.command("current")
+def current_cmd(subject: str, predicate: str, namespace: NamespaceOpt, as_json: JsonOpt = False) -> None:
+    """Every open version of a slot (several for many-valued predicates or a contested pair)."""
+    _slot_command(subject, predicate, namespace, as_json, history=False)
 
 
 @app.command("history")
-def history_cmd(
-    subject: str, predicate: str,
-    namespace: Annotated[str, typer.Option("--namespace", "-n", help="The namespace to read.")],
-    as_json: JsonOpt = False,
-) -> None:
+def history_cmd(subject: str, predicate: str, namespace: NamespaceOpt, as_json: JsonOpt = False) -> None:
     """All versions of a slot, ordered by valid_from."""
-    settings = _settings()
-    conn = _connect(settings)
-    _require_read(settings, conn, namespace)
-    rows = silver_queries.history(conn, namespace, subject, predicate)
-    _fact_rows(rows, as_json, f"history of {subject} {predicate}")
+    _slot_command(subject, predicate, namespace, as_json, history=True)
 
 
 def _require_read(settings: Settings, conn: psycopg.Connection, namespace: str) -> None:

@@ -43,32 +43,30 @@ def as_json(row: tuple[Any, ...]) -> dict[str, Any]:
     }
 
 
-def current(conn: psycopg.Connection, namespace: str, subject: str, predicate: str) -> list[dict[str, Any]]:
-    """Every open version of the slot (several for a many-valued predicate or a contested pair)."""
-    ids = entities.find(conn, namespace, subject)
-    if not ids:
-        return []
-    rows = conn.execute(
-        _SELECT.format(source="silver.facts")
-        + "WHERE f.namespace = %s AND f.subject_id = ANY(%s) AND f.predicate = %s AND f.valid_to IS NULL "
-        "ORDER BY f.valid_from DESC, f.fact_id",
-        (namespace, ids, predicate),
-    ).fetchall()
-    return [as_json(r) for r in rows]
-
-
-def history(conn: psycopg.Connection, namespace: str, subject: str, predicate: str) -> list[dict[str, Any]]:
-    """All versions of the slot, ordered by valid_from."""
+def _slot(conn: psycopg.Connection, namespace: str, subject: str, predicate: str, *, open_only: bool,
+          order: str) -> list[dict[str, Any]]:
     ids = entities.find(conn, namespace, subject)
     if not ids:
         return []
     rows = conn.execute(
         _SELECT.format(source="silver.facts")
         + "WHERE f.namespace = %s AND f.subject_id = ANY(%s) AND f.predicate = %s "
-        "ORDER BY f.valid_from, f.recorded_at, f.fact_id",
+        + ("AND f.valid_to IS NULL " if open_only else "")
+        + f"ORDER BY {order}",
         (namespace, ids, predicate),
     ).fetchall()
     return [as_json(r) for r in rows]
+
+
+def current(conn: psycopg.Connection, namespace: str, subject: str, predicate: str) -> list[dict[str, Any]]:
+    """Every open version of the slot (several for a many-valued predicate or a contested pair)."""
+    return _slot(conn, namespace, subject, predicate, open_only=True, order="f.valid_from DESC, f.fact_id")
+
+
+def history(conn: psycopg.Connection, namespace: str, subject: str, predicate: str) -> list[dict[str, Any]]:
+    """All versions of the slot, ordered by valid_from."""
+    return _slot(conn, namespace, subject, predicate, open_only=False,
+                 order="f.valid_from, f.recorded_at, f.fact_id")
 
 
 def as_of(
