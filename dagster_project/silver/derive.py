@@ -27,11 +27,12 @@ import psycopg
 from dagster_project.bronze.contract import fact_payload
 from dagster_project.settings import Settings
 from dagster_project.silver import chunks as chunking
-from dagster_project.silver import documents, entities
+from dagster_project.silver import documents
 from dagster_project.silver.distill import Distiller, DistillError
 from dagster_project.silver.embed import Embedder
 from dagster_project.silver.fingerprint import derivation_fingerprint, distill_fingerprint
 from dagster_project.silver.judge import HeuristicJudge
+from dagster_project.silver.ledger_state import NamespaceState, WriteBuffer
 from dagster_project.silver.resolve import Prepared, resolve_candidate
 from dagster_project.silver.types import EventInput, FactCandidate
 
@@ -226,6 +227,10 @@ def derive(
     embedder = Embedder(conn, settings.embedding_model)
     autocommit = conn.autocommit
     conn.autocommit = False
+    # Silver is rebuildable from Bronze: a commit lost in a crash is re-derived by the next run (its
+    # derivations row is lost with it), so the derivation need not wait for each WAL flush.
+    conn.execute("SET synchronous_commit = off")
+    conn.commit()
     try:
         if full_rebuild:
             if namespaces is None:
@@ -248,12 +253,13 @@ def derive(
         ).fetchone()[0]  # type: ignore[index]
         conn.commit()
         parked = {r[0] for r in conn.execute("SELECT bronze_event_id FROM silver.derivation_failures").fetchall()}
-        entity_cache = entities.EntityCache()
+        conn.commit()
+        states: dict[str, NamespaceState] = {}
         conn.commit()
         windows = list(_pending(conn, namespaces))
         for window in windows:
             _derive_window(conn, settings, window, distiller, judge, embedder, fingerprint, distill_fp, report,
-                           parked, entity_cache)
+                           parked, states)
             if progress is not None:
                 progress(report.events + len(report.failures), total)
         conn.execute("SELECT silver.ensure_search_indexes()")
@@ -272,7 +278,7 @@ def derive(
 def _derive_window(
     conn: psycopg.Connection, settings: Settings, window: list[EventInput], distiller: Distiller, judge: Any,
     embedder: Embedder, fingerprint: str, distill_fp: str, report: DeriveReport, parked: set[int],
-    entity_cache: entities.EntityCache,
+    states: dict[str, NamespaceState],
 ) -> None:
     # 1. distill (per event; failures parked, the rest of the window goes on)
     distilled: dict[int, list[FactCandidate]] = {}
@@ -302,63 +308,74 @@ def _derive_window(
         texts += [event.content[s:e] for s, e in spans[event.event_id]]
     vectors = dict(zip(texts, embedder.embed(texts), strict=True)) if texts else {}
     conn.commit()
-    # 3. resolve and write, one transaction per event, in order
+    # 3. resolve in order against the in-memory ledger; write the window in one transaction. A judge
+    #    that can fail (an LLM) is flushed event by event so that a failure discards only its event.
+    fallible = getattr(judge, "name", "heuristic") != "heuristic"
+    buffer = WriteBuffer()
+    pending: list[tuple[EventInput, int]] = []
     for event in window:
         if event.event_id not in distilled:
             continue
+        if event.namespace not in states:
+            states.clear()  # windows are namespace-ordered: an earlier namespace is finished
+            states[event.namespace] = NamespaceState(conn, event.namespace)
+        state = states[event.namespace]
         try:
-            _write_event(conn, event, distilled[event.event_id], spans[event.event_id], vectors, judge, settings,
-                         fingerprint, report, event.event_id in parked, entity_cache)
-            conn.commit()
-        except (DistillError, psycopg.errors.UniqueViolation) as exc:  # judge fault, or an invariant held
-            conn.rollback()
-            entity_cache.clear()  # entities created in the rolled-back transaction are gone
-            reason = exc.reason if isinstance(exc, DistillError) else (
-                f"ledger invariant refused the result: {exc.diag.message_primary}")
-            _park(conn, event, "resolve", fingerprint, reason)
+            facts = _resolve_event(state, buffer, event, distilled[event.event_id], spans[event.event_id], vectors,
+                                   judge, settings, fingerprint, report, event.event_id in parked)
+        except DistillError as exc:  # only a fallible judge gets here, with its event alone in the buffer
+            buffer = WriteBuffer()
+            states.pop(event.namespace, None)  # reload from what is committed
+            _park(conn, event, "resolve", fingerprint, exc.reason)
             conn.commit()
             parked.add(event.event_id)
-            report.failures.append({"event_id": event.event_id, "step": "resolve", "reason": reason})
+            report.failures.append({"event_id": event.event_id, "step": "resolve", "reason": exc.reason})
+            continue
+        pending.append((event, facts))
+        if fallible:
+            _commit(conn, buffer, pending, report)
+            buffer, pending = WriteBuffer(), []
+    _commit(conn, buffer, pending, report)
 
 
-def _write_event(
-    conn: psycopg.Connection, event: EventInput, candidates: list[FactCandidate], spans: list[tuple[int, int]],
-    vectors: dict[str, Any], judge: Any, settings: Settings, fingerprint: str, report: DeriveReport,
-    was_parked: bool, entity_cache: entities.EntityCache,
-) -> None:
+def _commit(conn: psycopg.Connection, buffer: WriteBuffer, pending: list[tuple[EventInput, int]],
+            report: DeriveReport) -> None:
+    if not pending:
+        return
+    buffer.flush(conn)
+    conn.commit()
+    report.events += len(pending)
+    report.facts += sum(facts for _, facts in pending)
+
+
+def _resolve_event(
+    state: NamespaceState, buffer: WriteBuffer, event: EventInput, candidates: list[FactCandidate],
+    spans: list[tuple[int, int]], vectors: dict[str, Any], judge: Any, settings: Settings, fingerprint: str,
+    report: DeriveReport, was_parked: bool,
+) -> int:
     chunk_ids = [chunking.chunk_id(event.event_id, s, e) for s, e in spans]
-    with conn.cursor() as cur:
-        cur.executemany(
-            "INSERT INTO silver.chunks (chunk_id, namespace, bronze_event_id, char_start, char_end, text, occurred_at, "
-            "provenance_root, fingerprint, embedding) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            [(cid, event.namespace, event.event_id, s, e, event.content[s:e], event.occurred_at,
-              event.provenance_root, fingerprint, vectors[event.content[s:e]])
-             for (s, e), cid in zip(spans, chunk_ids, strict=True)],
-        )
+    buffer.chunks += [(cid, event.namespace, event.event_id, s, e, event.content[s:e], event.occurred_at,
+                       event.provenance_root, fingerprint, vectors[event.content[s:e]])
+                      for (s, e), cid in zip(spans, chunk_ids, strict=True)]
     report.chunks += len(spans)
     if event.kind == "document":
-        report.documents[documents.record(conn, event, fingerprint)] += 1
+        report.documents[documents.record(state, buffer, event, fingerprint)] += 1
     facts = 0
     written: set[str] = set()  # fact ids of this event (a fact id includes its event: no other can clash)
     for index, cand in enumerate(candidates):
         which = chunking.containing(spans, cand.span)
         prep = Prepared(index, cand, vectors[cand.statement], chunk_ids[which] if which is not None else None)
-        outcome = resolve_candidate(conn, event, prep, judge, threshold=settings.conflict_threshold,
+        outcome = resolve_candidate(state, buffer, event, prep, judge, threshold=settings.conflict_threshold,
                                     fingerprint=fingerprint, judge_name=getattr(judge, "name", "heuristic"),
-                                    written=written, entity_cache=entity_cache)
+                                    written=written)
         report.decisions[outcome.decision] += 1
         report.outcomes[outcome.outcome] += 1
         if outcome.outcome in ("added", "closed_previous", "stored_as_history", "contested"):
             facts += 1
     if was_parked:
-        conn.execute("DELETE FROM silver.derivation_failures WHERE bronze_event_id = %s", (event.event_id,))
-    conn.execute(
-        "INSERT INTO silver.derivations (bronze_event_id, namespace, fingerprint, facts, outcome) "
-        "VALUES (%s, %s, %s, %s, 'derived')",
-        (event.event_id, event.namespace, fingerprint, facts),
-    )
-    report.events += 1
-    report.facts += facts
+        buffer.cleared_failures.append(event.event_id)
+    buffer.derivations.append((event.event_id, event.namespace, fingerprint, facts))
+    return facts
 
 
 def ledger_hash(conn: psycopg.Connection, namespace: str | None = None) -> str:

@@ -12,37 +12,35 @@ import hashlib
 
 import psycopg
 
+from dagster_project.silver.ledger_state import NamespaceState, WriteBuffer
 from dagster_project.silver.types import EventInput
 
 
-def record(conn: psycopg.Connection, event: EventInput, fingerprint: str) -> str:
+def record(state: NamespaceState, buffer: WriteBuffer, event: EventInput, fingerprint: str) -> str:
     """Record the event as a document version; returns 'new_version', 'unchanged' or 'reverted'."""
     path = str(event.metadata.get("path", "")).strip()
     version = hashlib.sha256(event.content.encode("utf-8")).hexdigest()
-    head = conn.execute(
-        "SELECT version_hash FROM silver.documents WHERE namespace = %s AND path = %s AND is_head",
+    parent = state.doc_heads.get(path)
+    outcome = state.document_version(path, version)
+    if outcome == "unchanged":
+        return outcome
+    buffer.statements.append((
+        "UPDATE silver.documents SET is_head = false WHERE namespace = %s AND path = %s AND is_head",
         (event.namespace, path),
-    ).fetchone()
-    if head is not None and head[0] == version:
-        return "unchanged"
-    known = conn.execute(
-        "SELECT 1 FROM silver.documents WHERE namespace = %s AND path = %s AND version_hash = %s",
-        (event.namespace, path, version),
-    ).fetchone()
-    conn.execute("UPDATE silver.documents SET is_head = false WHERE namespace = %s AND path = %s AND is_head",
-                 (event.namespace, path))
-    if known is not None:
-        conn.execute(
+    ))
+    if outcome == "reverted":
+        buffer.statements.append((
             "UPDATE silver.documents SET is_head = true WHERE namespace = %s AND path = %s AND version_hash = %s",
             (event.namespace, path, version),
-        )
-        return "reverted"
-    conn.execute(
-        "INSERT INTO silver.documents (namespace, path, version_hash, parent_hash, is_head, bronze_event_id, "
-        "recorded_at, fingerprint) VALUES (%s, %s, %s, %s, true, %s, %s, %s)",
-        (event.namespace, path, version, head[0] if head else None, event.event_id, event.received_at, fingerprint),
-    )
-    return "new_version"
+        ))
+    else:
+        buffer.statements.append((
+            "INSERT INTO silver.documents (namespace, path, version_hash, parent_hash, is_head, bronze_event_id, "
+            "recorded_at, fingerprint) VALUES (%s, %s, %s, %s, true, %s, %s, %s)",
+            (event.namespace, path, version, parent, event.event_id, event.received_at, fingerprint),
+        ))
+    state.doc_heads[path] = version
+    return outcome
 
 
 def history(conn: psycopg.Connection, namespace: str, path: str) -> list[dict]:
