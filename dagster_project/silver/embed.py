@@ -80,6 +80,7 @@ class Embedder:
             "SELECT input_hash, embedding FROM silver.derivation_cache "
             "WHERE fingerprint = %s AND input_hash = ANY(%s) AND embedding IS NOT NULL",
             (self.fingerprint, wanted),
+            binary=True,  # vectors as float4 arrays: no decimal text to parse
         ).fetchall()
         for h, emb in rows:
             found[h] = np.asarray(emb.to_numpy() if hasattr(emb, "to_numpy") else emb, dtype=np.float32)

@@ -104,8 +104,8 @@ class WriteBuffer:
                                 [(t, fid) for fid, t in self.refreshes.items()])
             if self.facts:
                 cols = list(next(iter(self.facts.values())))
-                cur.executemany(
-                    f"INSERT INTO silver.facts ({', '.join(cols)}) VALUES ({', '.join(['%s'] * len(cols))})",
+                cur.executemany(  # binary: vectors travel as float4 arrays, not decimal text
+                    f"INSERT INTO silver.facts ({', '.join(cols)}) VALUES ({', '.join(['%b'] * len(cols))})",
                     [[row[c] for c in cols] for row in self.facts.values()],
                 )
             if self.edges:
@@ -122,7 +122,7 @@ class WriteBuffer:
                 cur.executemany(
                     "INSERT INTO silver.chunks (chunk_id, namespace, bronze_event_id, char_start, char_end, text, "
                     "occurred_at, provenance_root, fingerprint, embedding) "
-                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    "VALUES (%b, %b, %b, %b, %b, %b, %b, %b, %b, %b)",  # binary: vectors as float4 arrays
                     self.chunks,
                 )
             if self.working_memory:
@@ -162,6 +162,7 @@ class NamespaceState:
             self._remember_entity(eid, canonical, normalized, list(aliases), first)
         self.facts: dict[str, OpenFact] = {}
         self.slots: dict[tuple[str, str], list[str]] = {}
+        self.slot_values: dict[tuple[str, str, str], set[str]] = {}  # (subject, predicate, canon) -> fact ids
         self.matrix = np.zeros((256, DIM), dtype=np.float32)
         self.active = np.zeros(256, dtype=bool)
         self.row_ids: list[str] = []
@@ -169,6 +170,7 @@ class NamespaceState:
             "SELECT fact_id, subject_id, predicate, cardinality, value, statement, valid_from, authority, embedding "
             "FROM silver.facts WHERE namespace = %s AND valid_to IS NULL ORDER BY recorded_at, fact_id",
             (namespace,),
+            binary=True,
         ):
             vec = np.asarray(emb.to_numpy() if hasattr(emb, "to_numpy") else emb, dtype=np.float32)
             self.add(fid, sid, pred, card, value, statement, valid_from, authority, vec)
@@ -223,15 +225,17 @@ class NamespaceState:
         self.matrix[row] = vec
         self.active[row] = True
         self.row_ids.append(fid)
-        self.facts[fid] = OpenFact(fid, sid, pred, card, value, canonical_value(value), statement, valid_from,
-                                   authority, row)
+        canon = canonical_value(value)
+        self.facts[fid] = OpenFact(fid, sid, pred, card, value, canon, statement, valid_from, authority, row)
         self.slots.setdefault((sid, pred), []).append(fid)
+        self.slot_values.setdefault((sid, pred, canon), set()).add(fid)
 
     def close(self, fid: str) -> None:
         fact = self.facts.pop(fid, None)
         if fact is not None:
             self.active[fact.row] = False
             self.slots[(fact.subject_id, fact.predicate)].remove(fid)
+            self.slot_values[(fact.subject_id, fact.predicate, fact.canon)].discard(fid)
 
     def neighbours(self, subject_id: str, pred: str, cardinality: str, vec: np.ndarray, value: Any,
                    threshold: float, k: int) -> list[Neighbour]:
@@ -245,12 +249,16 @@ class NamespaceState:
         def key(fid: str) -> tuple[float, str]:
             return (-float(scores[self.facts[fid].row]), fid)
 
-        if cardinality == "one":
+        if cardinality == "one" or len(slot_ids) <= k:
             chosen = sorted(slot_ids, key=key)
         else:
-            same = {fid for fid in slot_ids if self.facts[fid].canon == canon}
-            nearest = sorted(slot_ids, key=key)[:k]
-            chosen = sorted(same | set(nearest), key=key)
+            same = self.slot_values.get((subject_id, pred, canon), set())
+            rows = np.fromiter((self.facts[fid].row for fid in slot_ids), dtype=np.int64, count=len(slot_ids))
+            slot_scores = scores[rows]
+            kth = np.partition(slot_scores, len(slot_scores) - k)[len(slot_scores) - k]
+            contenders = [slot_ids[i] for i in np.flatnonzero(slot_scores >= kth)]  # ties at the k-th kept
+            nearest = sorted(contenders, key=key)[:k]
+            chosen = sorted(set(same) | set(nearest), key=key)
         out = [self._neighbour(fid, float(scores[self.facts[fid].row]), True) for fid in chosen]
         if n:
             mask = self.active[:n].copy()

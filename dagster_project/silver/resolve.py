@@ -24,6 +24,7 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
+from psycopg.types.json import Jsonb
 
 from dagster_project.silver import entities
 from dagster_project.silver.judge import canonical_value
@@ -73,7 +74,7 @@ def _new_fact(
     pred = predicate(c.predicate)
     buffer.facts[fid] = {
         "fact_id": fid, "namespace": event.namespace, "subject_id": subject_id, "predicate": pred.name,
-        "cardinality": pred.cardinality, "value": json.dumps(c.value, ensure_ascii=False),
+        "cardinality": pred.cardinality, "value": Jsonb(c.value),
         "value_text": value_text(c.value), "statement": c.statement, "valid_from": c.valid_from,
         "valid_to": valid_to, "recorded_at": event.received_at,
         "superseded_at": event.received_at if valid_to is not None else None, "verified_at": event.received_at,
