@@ -7,7 +7,7 @@ P7  per-event cost of a full rebuild at growing Bronze sizes (LoCoMo turns, repl
     namespaces past 5,882), timed with the embedding cache warm so that it measures the engine
     (distill, resolve against a growing ledger, writes), not the model. Target: flat within 20 %.
 
-    python bench/derive.py [--events 1500] [--p7-sizes 1000,5000,10000] [--repeats 3]
+    python bench/derive.py [--events 1500] [--p7-sizes 1000,10000,50000] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--events", type=int, default=1500)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--p7-sizes", default="1000,5000,10000")
+    parser.add_argument("--p7-sizes", default="1000,10000,50000")
     args = parser.parse_args()
     results = {"P2_P3": p2_p3(args.events, args.repeats),
                "P7": p7([int(s) for s in args.p7_sizes.split(",")])}
