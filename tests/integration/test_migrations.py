@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -19,11 +18,9 @@ from dagster_project.db.migrate import MIGRATIONS_DIR, MigrationChecksumError, d
 
 
 @pytest.fixture
-def conn(database_url: str) -> Iterator[psycopg.Connection]:
+def conn(admin_conn: psycopg.Connection) -> psycopg.Connection:
     """An admin connection to a fresh database on which the project's migrations already ran."""
-    c = psycopg.connect(database_url, autocommit=True)
-    yield c
-    c.close()
+    return admin_conn
 
 
 @pytest.fixture
