@@ -28,6 +28,8 @@ docs: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/derive.py
+	$(BIN)/python bench/threshold.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check dagster_project tests bench
