@@ -121,12 +121,8 @@ def split_lines(data: bytes) -> Iterator[tuple[int, int, bytes]]:
 
 def parse_jsonl(data: bytes, *, max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES) -> list[_Candidate]:
     """Validate every line of a JSONL document; invalid lines carry their rejection."""
-    return _parse_lines(list(split_lines(data)), max_content_bytes)
-
-
-def _parse_lines(lines: list[tuple[int, int, bytes]], max_content_bytes: int) -> list[_Candidate]:
     out = []
-    for number, offset, line in lines:
+    for number, offset, line in split_lines(data):
         cand = _Candidate(number, offset, line)
         try:
             cand.accept(validate_line(line, max_content_bytes=max_content_bytes))

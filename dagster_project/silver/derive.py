@@ -17,7 +17,7 @@ import hashlib
 import json
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -116,26 +116,21 @@ def _stale_namespaces(conn: psycopg.Connection, fingerprint: str) -> list[str]:
     return [r[0] for r in rows]
 
 
-def _pending(conn: psycopg.Connection, namespaces: list[str] | None) -> Iterator[list[EventInput]]:
-    """Events without a derivation, in namespace / received_at / event_id order, in windows."""
-    with conn.transaction(), conn.cursor(name="silver_pending") as cur:
-        cur.itersize = WINDOW
-        cur.execute(
-            "SELECT e.event_id, e.namespace, e.source, e.source_event_id, e.kind, e.actor, e.content, e.occurred_at, "
-            "e.received_at, e.authority, e.provenance_root, e.metadata FROM bronze.events e "
-            "WHERE NOT EXISTS (SELECT 1 FROM silver.derivations d WHERE d.bronze_event_id = e.event_id) "
-            "AND (%(ns)s::text[] IS NULL OR e.namespace = ANY(%(ns)s)) "
-            "ORDER BY e.namespace, e.received_at, e.event_id",
-            {"ns": namespaces},
-        )
-        window: list[EventInput] = []
-        for row in cur:
-            window.append(EventInput(*row[:11], metadata=row[11] or {}))
-            if len(window) >= WINDOW:
-                yield window
-                window = []
-        if window:
-            yield window
+def _pending(conn: psycopg.Connection, namespaces: list[str] | None) -> list[list[EventInput]]:
+    """Events without a derivation, in namespace / received_at / event_id order, cut into windows.
+
+    Read in full up front: the windows commit as they go, which would end a streaming cursor.
+    """
+    rows = conn.execute(
+        "SELECT e.event_id, e.namespace, e.source, e.source_event_id, e.kind, e.actor, e.content, e.occurred_at, "
+        "e.received_at, e.authority, e.provenance_root, e.metadata FROM bronze.events e "
+        "WHERE NOT EXISTS (SELECT 1 FROM silver.derivations d WHERE d.bronze_event_id = e.event_id) "
+        "AND (%(ns)s::text[] IS NULL OR e.namespace = ANY(%(ns)s)) "
+        "ORDER BY e.namespace, e.received_at, e.event_id",
+        {"ns": namespaces},
+    ).fetchall()
+    events = [EventInput(*row[:11], metadata=row[11] or {}) for row in rows]
+    return [events[i : i + WINDOW] for i in range(0, len(events), WINDOW)]
 
 
 def fact_event_candidate(event: EventInput) -> FactCandidate:
@@ -244,19 +239,11 @@ def derive(
                 if namespaces is None or ns in namespaces:
                     wipe(conn, ns)
                     report.namespaces_rebuilt.append(ns)
-        conn.commit()
-        total = conn.execute(
-            "SELECT count(*) FROM bronze.events e WHERE NOT EXISTS "
-            "(SELECT 1 FROM silver.derivations d WHERE d.bronze_event_id = e.event_id) "
-            "AND (%(ns)s::text[] IS NULL OR e.namespace = ANY(%(ns)s))",
-            {"ns": namespaces},
-        ).fetchone()[0]  # type: ignore[index]
-        conn.commit()
+        windows = _pending(conn, namespaces)
+        total = sum(len(w) for w in windows)
         parked = {r[0] for r in conn.execute("SELECT bronze_event_id FROM silver.derivation_failures").fetchall()}
         conn.commit()
         states: dict[str, NamespaceState] = {}
-        conn.commit()
-        windows = list(_pending(conn, namespaces))
         for window in windows:
             _derive_window(conn, settings, window, distiller, judge, embedder, fingerprint, distill_fp, report,
                            parked, states)
@@ -312,7 +299,7 @@ def _derive_window(
     #    that can fail (an LLM) is flushed event by event so that a failure discards only its event.
     fallible = getattr(judge, "name", "heuristic") != "heuristic"
     buffer = WriteBuffer()
-    pending: list[tuple[EventInput, int]] = []
+    pending: list[int] = []  # facts written per event awaiting the commit
     for event in window:
         if event.event_id not in distilled:
             continue
@@ -331,21 +318,20 @@ def _derive_window(
             parked.add(event.event_id)
             report.failures.append({"event_id": event.event_id, "step": "resolve", "reason": exc.reason})
             continue
-        pending.append((event, facts))
+        pending.append(facts)
         if fallible:
             _commit(conn, buffer, pending, report)
             buffer, pending = WriteBuffer(), []
     _commit(conn, buffer, pending, report)
 
 
-def _commit(conn: psycopg.Connection, buffer: WriteBuffer, pending: list[tuple[EventInput, int]],
-            report: DeriveReport) -> None:
+def _commit(conn: psycopg.Connection, buffer: WriteBuffer, pending: list[int], report: DeriveReport) -> None:
     if not pending:
         return
     buffer.flush(conn)
     conn.commit()
     report.events += len(pending)
-    report.facts += sum(facts for _, facts in pending)
+    report.facts += sum(pending)
 
 
 def _resolve_event(

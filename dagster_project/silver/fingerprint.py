@@ -61,7 +61,8 @@ def distill_fingerprint(provider: str, model: str) -> str:
 def judge_fingerprint(provider: str, model: str) -> str:
     """Fingerprint of conflict resolution: judge card + prompt + judge and policy code."""
     extra = model.encode() if provider != "heuristic" else b""
-    return _digest(_card_and_prompt("judge"), provider.encode(), extra, _code("judge.py", "resolve.py"))
+    policy = _code("judge.py", "resolve.py", "ledger_state.py")  # neighbour search decides too
+    return _digest(_card_and_prompt("judge"), provider.encode(), extra, policy)
 
 
 def derivation_fingerprint(settings: Settings) -> str:

@@ -11,7 +11,6 @@ broken by fact id), so the same Bronze always yields the same decisions.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -282,7 +281,3 @@ class NamespaceState:
         outcome = "reverted" if (path, version) in self.doc_versions else "new_version"
         self.doc_versions.add((path, version))
         return outcome
-
-
-def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
