@@ -7,7 +7,9 @@ the local admin; with it, as that capability only (a denial exits 2).
 
 from __future__ import annotations
 
+import contextlib
 import getpass
+import io
 import json
 import os
 import subprocess
@@ -371,7 +373,7 @@ def materialize(
     full_rebuild: Annotated[bool, typer.Option("--full-rebuild", help="Re-derive everything from Bronze.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Run the Dagster job in-process: land the inbox, derive Silver (incremental or full rebuild)."""
+    """Run the Dagster job in-process: land the inbox, derive Silver, build dbt and the data dictionary."""
     import dagster as dg
 
     from dagster_project.definitions import defs
@@ -381,29 +383,55 @@ def materialize(
     dagster_home.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("DAGSTER_HOME", str(dagster_home))
     job = "materialize_all" if full_rebuild else "incremental"
-    with err.status(f"running {job}…"):
+    captured = io.StringIO()  # dbt's log lines; shown only when the run fails
+    with err.status(f"running {job}…"), contextlib.redirect_stdout(captured):
         result = defs.resolve_job_def(job).execute_in_process(
             instance=dg.DagsterInstance.get(), raise_on_error=False,
             run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
         )
+    summary = run_summary(result, job)
     if not result.success:
+        tail = "\n".join(captured.getvalue().splitlines()[-30:])
+        if tail:
+            err.print(tail, markup=False, highlight=False)
         failure = next((e for e in result.all_events if e.is_failure), None)
         fail(f"{job} failed: {failure.message if failure else 'see the Dagster run log'}")
-    metadata = {}
-    for node in ("bronze__events", "silver_derive"):
-        for mat in result.asset_materializations_for_node(node):
-            metadata["/".join(mat.asset_key.path)] = {k: _plain(v.value) for k, v in mat.metadata.items()}
-    facts = metadata.get("silver/facts", {})
-    summary = {"job": job, "run_id": result.run_id, "bronze": metadata.get("bronze/events", {}), "silver": facts}
     if as_json:
         emit_json(summary)
         return
-    bronze = summary["bronze"]
+    bronze, facts, dbt = summary["bronze"], summary["silver"], summary["dbt"]
     out.print(f"{job}: run {result.run_id}")
     out.print(f"  bronze: inserted {bronze.get('inserted', 0)}, rejected {bronze.get('rejected', 0)}")
     out.print(f"  silver: {facts.get('events_processed', 0)} events → added {facts.get('added', 0)}, "
               f"updated {facts.get('updated', 0)}, superseded {facts.get('superseded', 0)}, skipped "
               f"{facts.get('skipped', 0)}, contested {facts.get('contested', 0)}; failures {facts.get('failures', 0)}")
+    out.print(f"  dbt: {dbt['models']} models and seeds built; checks {dbt['checks_passed']} passed, "
+              f"{dbt['checks_failed']} failed")
+    out.print(f"  data dictionary: {summary['dictionary'].get('dagster/row_count', 0)} columns documented")
+
+
+def run_summary(result: Any, job: str) -> dict[str, Any]:
+    """What a materialize run did, per layer, from its materialization metadata and check results."""
+    metadata: dict[str, dict[str, Any]] = {}
+    for event in result.get_asset_materialization_events():
+        mat = event.event_specific_data.materialization
+        metadata["/".join(mat.asset_key.path)] = {k: _plain(v.value) for k, v in mat.metadata.items()}
+    checks = result.get_asset_check_evaluations()
+    failed = sorted(f"{'/'.join(c.asset_key.path)}:{c.check_name}" for c in checks if not c.passed)
+    from dagster_project.silver.assets import SILVER_TABLES
+
+    python_keys = {"bronze/events", "gold/column_meta", *(f"silver/{name}" for name in SILVER_TABLES)}
+    dbt_keys = [k for k in metadata if k not in python_keys]
+    return {
+        "job": job,
+        "run_id": result.run_id,
+        "bronze": metadata.get("bronze/events", {}),
+        "silver": metadata.get("silver/facts", {}),
+        "dbt": {"models": len(dbt_keys), "checks_passed": len(checks) - len(failed),
+                "checks_failed": len(failed), "failed_checks": failed},
+        "gold": {k: v for k, v in metadata.items() if k.startswith("gold/") and k != "gold/column_meta"},
+        "dictionary": metadata.get("gold/column_meta", {}),
+    }
 
 
 def _plain(value: Any) -> Any:
@@ -460,6 +488,45 @@ def _require_read(settings: Settings, conn: psycopg.Connection, namespace: str) 
 
 
 # ----------------------------------------------------------------------------------------- ui
+@app.command("docs")
+def docs(
+    port: Annotated[int, typer.Option("--port", help="Port of the docs site on 127.0.0.1.")] = 8580,
+    generate_only: Annotated[bool, typer.Option("--generate-only", help="Generate, do not serve.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Generate the dbt docs (the data dictionary site) and serve them on 127.0.0.1."""
+    from dagster_project.gold.dbt import DBT_PROJECT_DIR, dbt_environment, dbt_executable
+
+    settings = _settings()
+    base = [dbt_executable(), "--quiet"]
+    where = ["--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR)]
+    with dbt_environment(settings):
+        code = subprocess.call([*base, "docs", "generate", *where], cwd=DBT_PROJECT_DIR)
+        if code != 0:
+            fail("dbt docs generate failed: run `medallion materialize` first so the relations exist", code)
+        target = DBT_PROJECT_DIR / "target"
+        if generate_only or as_json:
+            if as_json:
+                emit_json({"generated": True, "catalog": str(target / "catalog.json"),
+                           "url": f"http://127.0.0.1:{port}"})
+            else:
+                out.print(f"dbt docs generated in {target}")
+            return
+        out.print(f"dbt docs on http://127.0.0.1:{port} (Ctrl-C to stop)")
+        raise typer.Exit(subprocess.call([dbt_executable(), "docs", "serve", "--host", "127.0.0.1", "--port", str(port),
+                                          "--no-browser", *where], cwd=DBT_PROJECT_DIR))
+
+
+@app.command("dbt", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def dbt_passthrough(ctx: typer.Context) -> None:
+    """Run any dbt command against this project's database, e.g. `medallion dbt -- show -s review_queue`."""
+    from dagster_project.gold.dbt import DBT_PROJECT_DIR, dbt_environment, dbt_executable
+
+    with dbt_environment(_settings()):
+        where = ["--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR)]
+        raise typer.Exit(subprocess.call([dbt_executable(), *ctx.args, *where], cwd=DBT_PROJECT_DIR))
+
+
 @app.command("ui")
 def ui(port: Annotated[int, typer.Option("--port")] = 3000) -> None:
     """Open the Dagster UI on 127.0.0.1 (dagster dev on this project)."""

@@ -5,13 +5,15 @@ from __future__ import annotations
 import dagster as dg
 
 from dagster_project.bronze import assets as bronze_assets
+from dagster_project.gold import assets as gold_assets
 from dagster_project.resources import MedallionResource
 from dagster_project.silver import assets as silver_assets
 
 _FULL = {"ops": {"silver_derive": {"config": {"full_rebuild": True}}}}
 _INCREMENTAL = {"ops": {"silver_derive": {"config": {"full_rebuild": False}}}}
 
-# The main job (SPEC S13): land the inbox, drop Silver (but the derivation cache), re-derive it all.
+# The main job (SPEC S13): land the inbox, drop Silver (but the derivation cache), re-derive it all,
+# then dbt builds the Silver views and Gold (tests as checks) and the data dictionary is regenerated.
 materialize_all = dg.define_asset_job(
     "materialize_all", selection=dg.AssetSelection.all(), config=_FULL,
     description="Full rebuild: everything above Bronze is re-derived from Bronze.",
@@ -22,10 +24,14 @@ incremental = dg.define_asset_job(
     description="Land the inbox and derive only what is new (stale namespaces are re-derived).",
 )
 
+ASSETS = [*bronze_assets.ASSETS, *silver_assets.ASSETS, *gold_assets.ASSETS]
+CHECKS = [*bronze_assets.CHECKS]
+
 defs = dg.Definitions(
-    assets=[*bronze_assets.ASSETS, *silver_assets.ASSETS],
-    asset_checks=[*bronze_assets.CHECKS],
-    jobs=[*bronze_assets.JOBS, materialize_all, incremental],
+    assets=ASSETS,
+    asset_checks=CHECKS,
+    jobs=[*bronze_assets.JOBS, *gold_assets.JOBS, materialize_all, incremental],
+    schedules=[*gold_assets.SCHEDULES],
     sensors=[*bronze_assets.SENSORS],
     resources={"medallion": MedallionResource()},
 )

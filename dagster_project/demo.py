@@ -6,6 +6,8 @@ asset in-process (as the Dagster UI would) and prints what landed and where to l
 
 from __future__ import annotations
 
+import contextlib
+import io
 import shutil
 import time
 from pathlib import Path
@@ -65,6 +67,35 @@ def _print_silver(console: Console, conn, result) -> None:  # noqa: ANN001 - psy
                           f"(authority {version['authority']}, from {version['provenance']['source']})")
 
 
+def _print_gold(console: Console, conn, result, dictionary: Path) -> None:  # noqa: ANN001 - as above
+    """What dbt built: checks, the review queue, alerts, one OLAP table and the data dictionary."""
+    checks = result.get_asset_check_evaluations()
+    failed = [c.check_name for c in checks if not c.passed]
+    failures = f" [red](failed: {', '.join(failed)})[/red]" if failed else ""
+    console.print(f"[bold]dbt[/bold] Silver views and Gold models built; {len(checks) - len(failed)} of "
+                  f"{len(checks)} asset checks passed{failures}")
+    queue = Table("kind", "severity", "items", "example", title="Review queue (gold.review_queue)")
+    for kind, severity, n, example in conn.execute(
+        "SELECT item_kind, severity, count(*), left(min(summary), 90) FROM gold.review_queue "
+        "GROUP BY item_kind, severity ORDER BY severity, item_kind"
+    ):
+        queue.add_row(kind, severity, str(n), example)
+    console.print(queue)
+    olap = Table("namespace", "facts", "current", "contested", "supersede rate", title="OLAP (gold.olap_*)")
+    for ns, n, current, contested, rate in conn.execute(
+        "SELECT f.namespace, sum(f.n_facts), sum(f.n_current), sum(f.n_contested), "
+        "round((SELECT sum(n_supersede)::numeric / nullif(sum(n_candidates), 0) FROM gold.olap_belief_changes_daily b "
+        "WHERE b.namespace = f.namespace), 3) FROM gold.olap_facts_daily f GROUP BY f.namespace ORDER BY 1"
+    ):
+        olap.add_row(ns, str(n), str(current), str(contested), str(rate))
+    console.print(olap)
+    alerts = conn.execute("SELECT alert_type, count(*) FROM gold.alerts GROUP BY 1 ORDER BY 1").fetchall()
+    console.print("Alerts on monitored facts: " + (", ".join(f"{n} {kind}" for kind, n in alerts) or "none"))
+    columns = conn.execute("SELECT count(*), count(DISTINCT relation) FROM gold.column_meta").fetchone()
+    console.print(f"Data dictionary: {columns[0]} columns of {columns[1]} relations in gold.column_meta "
+                  f"and {dictionary}")
+
+
 def main() -> int:
     console = Console()
     settings = get_settings()
@@ -75,13 +106,16 @@ def main() -> int:
 
     settings.inbox.mkdir(parents=True, exist_ok=True)
     shutil.copy(EXAMPLES / "team_events.jsonl", settings.inbox / "team_events.jsonl")
-    with console.status("materializing all assets…"):
+    dbt_log = io.StringIO()  # dbt's own log lines; shown only if the run fails
+    with console.status("materializing all assets (Bronze, Silver, dbt, data dictionary)…"), \
+            contextlib.redirect_stdout(dbt_log):
         result = defs.resolve_job_def("materialize_all").execute_in_process(
             instance=dg.DagsterInstance.ephemeral(),
             raise_on_error=False,
             run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
         )
     if not result.success:
+        console.print("\n".join(dbt_log.getvalue().splitlines()[-30:]), markup=False, highlight=False)
         console.print("[red]materialization failed; see the log above[/red]")
         return 1
     meta = result.asset_materializations_for_node("bronze__events")[0].metadata
@@ -102,10 +136,12 @@ def main() -> int:
         chain = "verifies" if not findings else f"[red]{len(findings)} finding(s)[/red]"
         console.print(f"Hash chain: {chain}; quarantined rows: {quarantined}")
         _print_silver(console, conn, result)
+        _print_gold(console, conn, result, settings.data_dictionary_path)
     console.print(f"took {time.perf_counter() - started:.1f}s")
     console.print(
         "\n[bold]Next[/bold]\n"
-        "  make ui    the Dagster UI on http://127.0.0.1:3000 (assets, checks, the inbox sensor)\n"
+        "  make ui    the Dagster UI on http://127.0.0.1:3000 (assets, checks, schedules, the inbox sensor)\n"
+        "  make docs  the dbt docs (data dictionary and lineage) on http://127.0.0.1:8580\n"
         "  .venv/bin/medallion history Bob lives_in -n team-atlas    a slot's versions (--json)\n"
         "  .venv/bin/medallion ingest examples/mixed_batch.jsonl   rejects, a duplicate, a conflict\n"
         "  .venv/bin/medallion db status | stop                    the embedded server\n"

@@ -47,6 +47,10 @@ class Settings(BaseSettings):
         "judge); tuned in STANDARDS.md.",
     )
     inbox: Path = Field(default_factory=lambda: Path.cwd() / "inbox")
+    data_dictionary_path: Path = Field(
+        default_factory=lambda: Path(__file__).resolve().parents[1] / "DATA_DICTIONARY.md",
+        description="Where the data dictionary asset writes DATA_DICTIONARY.md (default: the repository root).",
+    )
     hindsight_url: str | None = Field(
         default=None, validation_alias=AliasChoices("HINDSIGHT_URL", "hindsight_url")
     )

@@ -7,6 +7,7 @@ file copy, ~50 ms) so tests are isolated without re-running migrations.
 from __future__ import annotations
 
 import os
+import tempfile
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +19,9 @@ from psycopg import sql
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# Materializations in tests write the data dictionary here, never over the committed file.
+_DICTIONARY_DIR = Path(tempfile.mkdtemp(prefix="medallion-dd-"))
+os.environ["MEDALLION_DATA_DICTIONARY_PATH"] = str(_DICTIONARY_DIR / "DATA_DICTIONARY.md")
 
 from dagster_project.db import embedded  # noqa: E402
 from dagster_project.db.connection import connect  # noqa: E402

@@ -54,8 +54,21 @@ def ensure_ready(settings: Settings) -> str:
     if url not in _ready:
         with psycopg.connect(url, autocommit=True) as conn:
             migrate(conn)
+            grant_database_privileges(conn)
         _ready.add(url)
     return url
+
+
+def grant_database_privileges(conn: psycopg.Connection) -> None:
+    """Database-level grants, which live per database and are not copied by CREATE DATABASE … TEMPLATE.
+
+    medallion_owner needs CREATE on the database so dbt (acting as the owner) can create its
+    staging and reference schemas; the two login roles need CONNECT and TEMPORARY.
+    """
+    database = sql.Identifier(conn.info.dbname)
+    conn.execute(sql.SQL("GRANT CREATE, CONNECT, TEMPORARY ON DATABASE {} TO medallion_owner").format(database))
+    conn.execute(sql.SQL("GRANT CONNECT, TEMPORARY ON DATABASE {} TO medallion_engine, medallion_tool")
+                 .format(database))
 
 
 def role_url(settings: Settings, role: Role) -> str:

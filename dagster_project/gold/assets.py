@@ -1,0 +1,82 @@
+"""Dagster shell over dbt (Silver views, Gold models, their tests as checks) and the data dictionary.
+
+No ``from __future__ import annotations`` here: Dagster inspects the real type hints.
+"""
+
+import dagster as dg
+from dagster_dbt import build_schedule_from_dbt_selection, dbt_assets
+
+from dagster_project.bronze.assets import BRONZE_EVENTS, _markdown_table
+from dagster_project.gold import dictionary
+from dagster_project.gold.dbt import TRANSLATOR, dbt_cli, dbt_environment, prepare_manifest, project
+from dagster_project.resources import MedallionResource
+
+MANIFEST = prepare_manifest()
+MANIFEST_DATABASE = "medallion"  # profiles.yml's default dbname, which `dbt parse` compiles in
+COLUMN_META = dg.AssetKey(["gold", "column_meta"])
+
+
+@dbt_assets(manifest=MANIFEST, project=project, dagster_dbt_translator=TRANSLATOR, name="dbt_build")
+def dbt_build(context: dg.AssetExecutionContext, medallion: MedallionResource):
+    """``dbt build`` of the selected models, seeds and tests, streamed; row counts on every table."""
+    dbt = dbt_cli()
+    with dbt_environment(medallion.settings()) as env:
+        events = dbt.cli(["build"], context=context).stream()
+        # Row counts query the relation names compiled into the manifest, which name the database
+        # the project was parsed for; count only when the run targets that database.
+        if env["MEDALLION_DBT_DBNAME"] == MANIFEST_DATABASE:
+            events = events.fetch_row_counts()
+        yield from events
+
+
+@dg.asset(
+    key=COLUMN_META,
+    deps=[*dbt_build.keys],
+    group_name="gold",
+    kinds={"dbt", "postgres", "markdown"},
+    description="The data dictionary (SPEC D2): dbt docs loaded into gold.column_meta and DATA_DICTIONARY.md.",
+)
+def data_dictionary(context: dg.AssetExecutionContext, medallion: MedallionResource) -> dg.MaterializeResult:
+    settings = medallion.settings()
+    with dbt_environment(settings):
+        result = dictionary.generate(settings)
+    with medallion.connect() as conn:
+        dictionary.load(conn, result.rows)
+    path = dictionary.write_markdown(result, settings.data_dictionary_path)
+    context.log.info(f"data dictionary: {len(result.rows)} columns of {result.relation_count} relations → {path}")
+    undocumented = [f"{r.relation}.{r.column_name}" for r in result.rows if not r.description]
+    preview = _markdown_table([
+        {"relation": r.relation, "column": r.column_name, "type": r.data_type, "description": r.description[:60]}
+        for r in result.rows[:12]
+    ])
+    return dg.MaterializeResult(metadata={
+        "dagster/row_count": len(result.rows),
+        "relations": result.relation_count,
+        "undocumented_columns": len(undocumented),
+        "path": dg.MetadataValue.path(str(path)),
+        "preview": dg.MetadataValue.md(preview),
+    })
+
+
+GOLD_OLAP = "tag:olap"
+refresh_olap_schedule = build_schedule_from_dbt_selection(
+    [dbt_build], job_name="refresh_olap", cron_schedule="0 * * * *", dbt_select=GOLD_OLAP,
+    schedule_name="refresh_olap_hourly",
+)
+
+# The drift audit (SPEC A1): the Bronze chain check, the dbt invariant tests and the review queue,
+# daily. The Audit issue adds the drift report asset to this job's selection.
+drift_audit_job = dg.define_asset_job(
+    "drift_audit",
+    selection=dg.AssetSelection.keys(dg.AssetKey(["gold", "review_queue"]), dg.AssetKey(["gold", "alerts"]))
+    | dg.AssetSelection.checks_for_assets(BRONZE_EVENTS),
+    description="Daily drift audit: Bronze chain and checkpoints, ledger invariants, review queue and alerts.",
+)
+drift_audit_schedule = dg.ScheduleDefinition(
+    name="drift_audit_daily", job=drift_audit_job, cron_schedule="0 3 * * *",
+    description="Every day at 03:00: the drift audit.",
+)
+
+ASSETS = [dbt_build, data_dictionary]
+JOBS = [drift_audit_job]
+SCHEDULES = [refresh_olap_schedule, drift_audit_schedule]

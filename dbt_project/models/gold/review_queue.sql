@@ -1,0 +1,60 @@
+-- What needs a person (SPEC G9): contested pairs the authority policy could not settle, quarantined
+-- input, and load-bearing facts (importance >= 0.5) past their half-life that need re-verifying.
+-- The drift audit and overlay re-anchoring add their findings here in later issues.
+with contested as (
+    select
+        f.namespace,
+        f.subject_name,
+        f.predicate,
+        array_agg(f.fact_id order by f.authority, f.valid_from, f.fact_id) as fact_ids,
+        string_agg(f.statement || ' (authority ' || f.authority || ')', ' | '
+                   order by f.authority, f.valid_from, f.fact_id) as statements,
+        max(f.recorded_at) as detected_at,
+        f.subject_id
+    from {{ ref('current_facts') }} as f
+    where f.contested
+    group by f.namespace, f.subject_id, f.subject_name, f.predicate
+)
+select
+    ('contested:' || c.namespace || ':' || c.subject_id || ':' || c.predicate)::text as item_id,
+    c.namespace::text as namespace,
+    'contested'::text as item_kind,
+    'high'::text as severity,
+    c.subject_name::text as subject,
+    ('Conflicting beliefs about ' || c.subject_name || ' / ' || c.predicate || ': ' || c.statements)::text as summary,
+    c.fact_ids::text[] as fact_ids,
+    null::bigint as quarantine_id,
+    c.detected_at::timestamptz as detected_at,
+    'Decide which version holds (an overlay or a higher-authority event) and the other is closed.'::text as action
+from contested as c
+
+union all
+
+select
+    ('quarantine:' || q.quarantine_id)::text,
+    coalesce(q.namespace, '(unknown)')::text,
+    'quarantined'::text,
+    'medium'::text,
+    coalesce(q.source || ':' || q.source_event_id, q.origin)::text,
+    (q.error_code || ' at ' || q.origin || coalesce(' line ' || q.line_number, '') || ': ' || q.reason)::text,
+    array[]::text[],
+    q.quarantine_id::bigint,
+    q.quarantined_at::timestamptz,
+    'Fix the input and ingest it again; the rejected bytes are kept in bronze.quarantine.'::text
+from {{ ref('stg_bronze__quarantine') }} as q
+
+union all
+
+select
+    ('stale:' || f.fact_id)::text,
+    f.namespace::text,
+    'stale'::text,
+    'low'::text,
+    f.subject_name::text,
+    ('Not re-verified for longer than its half-life (' || f.half_life || '): ' || f.statement)::text,
+    array[f.fact_id]::text[],
+    null::bigint,
+    (f.verified_at + f.half_life)::timestamptz,
+    'Re-verify with the subject or a primary source; a new event confirming it refreshes verified_at.'::text
+from {{ ref('current_facts') }} as f
+where f.is_stale and f.importance >= 0.5

@@ -1,0 +1,12 @@
+-- Retrieval chunks without their vectors.
+select
+    chunk_id,
+    namespace,
+    bronze_event_id,
+    char_start,
+    char_end,
+    text,
+    occurred_at,
+    provenance_root,
+    fingerprint
+from {{ source('silver', 'chunks') }}

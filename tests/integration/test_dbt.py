@@ -1,0 +1,209 @@
+"""dbt (SPEC section 5, D1, D2): the whole graph materialized through Dagster, dbt tests as asset
+checks, invariants that fail their check when broken, the data dictionary, schedules and lineage."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import dagster as dg
+import psycopg
+import pytest
+from psycopg.conninfo import conninfo_to_dict
+
+from dagster_project.bronze.assets import bronze_events
+from dagster_project.definitions import ASSETS, CHECKS, defs
+from dagster_project.gold.assets import dbt_build
+from dagster_project.gold.dbt import dbt_env
+from dagster_project.resources import MedallionResource
+from dagster_project.settings import Settings
+from dagster_project.silver.assets import silver_derive
+from tests.conftest import REPO, fresh_database
+
+FACTS = dg.AssetKey(["silver", "facts"])
+INVARIANTS = {
+    "assert_one_open_version_per_single_valued_slot",
+    "assert_no_fact_without_provenance",
+    "assert_fact_intervals_well_formed",
+}
+
+
+def _resource(settings: Settings) -> MedallionResource:
+    return MedallionResource(database_url=settings.database_url, home=str(settings.home), inbox=str(settings.inbox))
+
+
+
+
+@pytest.fixture(scope="module")
+def built(
+    pg_server: str, tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Settings, dg.ExecuteInProcessResult]]:
+    """The example events landed and the whole graph materialized once (a full rebuild) for the module."""
+    tmp = tmp_path_factory.mktemp("dbt")
+    with fresh_database(pg_server) as url:
+        inbox = tmp / "inbox"
+        inbox.mkdir()
+        examples = REPO / "examples"
+        shutil.copy(examples / "team_events.jsonl", inbox / "a_team.jsonl")
+        shutil.copy(examples / "mixed_batch.jsonl", inbox / "b_mixed.jsonl")
+        settings = Settings(home=tmp / "home", database_url=url, inbox=inbox,
+                            data_dictionary_path=tmp / "DATA_DICTIONARY.md")
+        mp = pytest.MonkeyPatch()
+        mp.setenv("MEDALLION_DATA_DICTIONARY_PATH", str(settings.data_dictionary_path))
+        try:
+            result = dg.materialize(
+                [*ASSETS, *CHECKS], resources={"medallion": _resource(settings)},
+                run_config={"ops": {"silver_derive": {"config": {"full_rebuild": True}}}},
+            )
+            yield settings, result
+        finally:
+            mp.undo()
+
+
+def test_whole_graph_builds_and_every_dbt_check_passes(built: tuple[Settings, dg.ExecuteInProcessResult]) -> None:
+    """`dbt build` on the example data passes inside dagster.materialize; its tests are asset checks."""
+    settings, result = built
+    assert result.success
+    evaluations = result.get_asset_check_evaluations()
+    failed = [(e.asset_key.to_user_string(), e.check_name) for e in evaluations if not e.passed]
+    assert failed == []
+    by_asset: dict[str, set[str]] = {}
+    for e in evaluations:
+        by_asset.setdefault(e.asset_key.to_user_string(), set()).add(e.check_name)
+    assert by_asset["silver/facts"] >= INVARIANTS, "the ledger invariants are checks on silver/facts"
+    assert "assert_silver_points_at_live_bronze" in by_asset["staging/stg_silver__facts"]
+    assert "bronze_chain_verifies" in by_asset["bronze/events"]
+    assert any(name.startswith("unique_grain_olap_facts_daily") for name in by_asset["gold/olap_facts_daily"])
+    materialized = {m.asset_key.to_user_string() for m in
+                    (e.event_specific_data.materialization for e in result.get_asset_materialization_events())}
+    assert {"silver/current_facts", "silver/fact_history", "silver/entity_graph", "gold/review_queue",
+            "gold/alerts", "gold/olap_model_costs_daily", "gold/column_meta"} <= materialized
+
+
+def test_gold_models_agree_with_the_ledger(built: tuple[Settings, dg.ExecuteInProcessResult]) -> None:
+    """D1 aggregates add up to the ledger; the review queue and alerts carry what the examples contain."""
+    settings, _ = built
+    with psycopg.connect(settings.database_url) as conn:
+        facts = conn.execute("SELECT count(*) FROM silver.facts").fetchone()[0]
+        assert conn.execute("SELECT sum(n_facts) FROM gold.olap_facts_daily").fetchone()[0] == facts
+        candidates = conn.execute("SELECT count(*) FROM silver.resolutions").fetchone()[0]
+        assert conn.execute("SELECT sum(n_candidates) FROM gold.olap_belief_changes_daily").fetchone()[0] == candidates
+        supersedes = conn.execute("SELECT count(*) FROM silver.resolutions WHERE decision = 'supersede'").fetchone()[0]
+        assert conn.execute("SELECT sum(n_supersede) FROM gold.olap_belief_changes_daily").fetchone()[0] == supersedes
+        events = conn.execute("SELECT count(*) FROM bronze.events").fetchone()[0]
+        quarantined = conn.execute("SELECT count(*) FROM bronze.quarantine").fetchone()[0]
+        assert conn.execute("SELECT sum(n_events), sum(n_quarantined) FROM gold.olap_ingest_daily").fetchone() == (
+            events, quarantined)
+        calls = conn.execute("SELECT count(*) FROM telemetry.model_calls").fetchone()[0]
+        assert conn.execute("SELECT sum(n_calls), sum(cost_usd) FROM gold.olap_model_costs_daily").fetchone() == (
+            calls, 0.0), "heuristic and local embedding calls are counted and cost nothing"
+        # every fact appears in the usage model, never retrieved yet (the Gold tools write telemetry)
+        assert conn.execute("SELECT count(*), sum(n_retrievals) FROM gold.olap_fact_usage").fetchone() == (facts, 0)
+
+        contested = conn.execute(
+            "SELECT count(DISTINCT (namespace, subject_id, predicate)) FROM silver.facts "
+            "WHERE contested AND valid_to IS NULL").fetchone()[0]
+        assert contested > 0, "the examples contain a contested pair"
+        queue = dict(conn.execute("SELECT item_kind, count(*) FROM gold.review_queue GROUP BY 1").fetchall())
+        assert queue.get("contested") == contested
+        assert queue.get("quarantined") == quarantined
+        pair = conn.execute(
+            "SELECT fact_ids FROM gold.review_queue WHERE item_kind = 'contested' LIMIT 1").fetchone()[0]
+        assert len(pair) >= 2
+
+        changed = conn.execute(
+            "SELECT a.predicate, a.previous_statement, a.statement FROM gold.alerts a WHERE a.alert_type = 'changed'"
+        ).fetchall()
+        monitored_supersedes = conn.execute(
+            "SELECT count(*) FROM silver.facts f WHERE f.superseded_by IS NOT NULL AND f.predicate IN "
+            "(SELECT name FROM reference.predicates WHERE stakes = 'high' AND volatility <> 'stable')").fetchone()[0]
+        assert len(changed) == monitored_supersedes > 0
+        assert all(prev and new and prev != new for _, prev, new in changed)
+
+        # the Silver views: current_facts is exactly the open versions, fact_history every version
+        assert conn.execute("SELECT count(*) FROM silver.current_facts").fetchone()[0] == conn.execute(
+            "SELECT count(*) FROM silver.facts WHERE valid_to IS NULL").fetchone()[0]
+        assert conn.execute("SELECT count(*) FROM silver.fact_history").fetchone()[0] == facts
+
+
+def test_data_dictionary_documents_every_column_and_is_current(
+    built: tuple[Settings, dg.ExecuteInProcessResult],
+) -> None:
+    """D2: gold.column_meta has a description for every column; the committed dictionary is fresh."""
+    settings, _ = built
+    with psycopg.connect(settings.database_url) as conn:
+        missing = conn.execute(
+            "SELECT relation || '.' || column_name FROM gold.column_meta WHERE btrim(description) = '' ORDER BY 1"
+        ).fetchall()
+        assert missing == []
+        relations = {r[0] for r in conn.execute("SELECT DISTINCT relation FROM gold.column_meta")}
+        assert {"bronze.events", "bronze.quarantine", "silver.facts", "silver.resolutions", "telemetry.retrievals",
+                "silver.current_facts", "gold.review_queue", "gold.olap_model_costs_daily", "reference.predicates",
+                "gold.column_meta"} <= relations
+        # every column the database has for those relations is in the dictionary (catalog-driven)
+        for relation in ("silver.facts", "bronze.events", "gold.review_queue"):
+            schema, name = relation.split(".")
+            actual = {r[0] for r in conn.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND table_name = %s",
+                (schema, name))}
+            listed = {r[0] for r in conn.execute("SELECT column_name FROM gold.column_meta WHERE relation = %s",
+                                                 (relation,))}
+            assert actual == listed, relation
+        unit, semantics, retention, source_system = conn.execute(
+            "SELECT unit, semantics, retention_class, source_system FROM gold.column_meta "
+            "WHERE relation = 'silver.facts' AND column_name = 'authority'").fetchone()
+        assert unit and "tier" in unit and semantics == "dimension" and retention == "durable" and source_system
+    generated = settings.data_dictionary_path.read_text()
+    committed = (REPO / "DATA_DICTIONARY.md").read_text()
+    assert committed == generated, "DATA_DICTIONARY.md is stale: run `make demo` (or materialize) and commit it"
+
+
+def test_broken_invariant_fails_its_check(database_url: str, tmp_path: Path, admin_conn: psycopg.Connection) -> None:
+    """Two open versions of one single-valued slot, inserted as superuser, turn their check red."""
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    shutil.copy(REPO / "examples" / "team_events.jsonl", inbox / "team.jsonl")
+    settings = Settings(home=tmp_path / "home", database_url=database_url, inbox=inbox)
+    resources = {"medallion": _resource(settings)}
+    assert dg.materialize([bronze_events, silver_derive], resources=resources).success
+
+    # the write path refuses this (a partial unique index); dbt's test is the check that still catches it
+    admin_conn.execute("DROP INDEX silver.facts_one_open_version_per_slot")
+    inserted = admin_conn.execute(
+        "INSERT INTO silver.facts SELECT (jsonb_populate_record(NULL::silver.facts, to_jsonb(f) || "
+        "jsonb_build_object('fact_id', f.fact_id || '-second-open', 'statement', f.statement || ' (again)'))).* "
+        "FROM (SELECT * FROM silver.facts WHERE cardinality = 'one' AND valid_to IS NULL AND NOT contested "
+        "ORDER BY fact_id LIMIT 1) f").rowcount
+    assert inserted == 1
+    result = dg.materialize([dbt_build], resources=resources, raise_on_error=False)
+    evaluations = {e.check_name: e for e in result.get_asset_check_evaluations()}
+    assert not evaluations["assert_one_open_version_per_single_valued_slot"].passed
+    assert evaluations["assert_no_fact_without_provenance"].passed
+    assert evaluations["assert_fact_intervals_well_formed"].passed
+
+
+def test_dbt_connects_like_the_engine(settings: Settings) -> None:
+    """profiles.yml is fed from the engine's settings: the embedded server's socket directory is the host."""
+    env = dbt_env(settings)
+    assert Path(env["MEDALLION_DBT_HOST"]).is_dir(), "a unix-socket directory"
+    assert env["MEDALLION_DBT_DBNAME"] == conninfo_to_dict(settings.database_url)["dbname"]
+
+
+def test_schedules_and_lineage_are_defined() -> None:
+    """The hourly OLAP refresh and the daily drift audit exist; the graph is one lineage to Gold."""
+    hourly = defs.resolve_schedule_def("refresh_olap_hourly")
+    daily = defs.resolve_schedule_def("drift_audit_daily")
+    assert hourly.cron_schedule == "0 * * * *" and hourly.job_name == "refresh_olap"
+    assert daily.cron_schedule == "0 3 * * *" and daily.job_name == "drift_audit"
+    graph = defs.resolve_asset_graph()
+
+    def parents(key: list[str]) -> set[str]:
+        return {k.to_user_string() for k in graph.get(dg.AssetKey(key)).parent_keys}
+
+    assert parents(["staging", "stg_bronze__events"]) == {"bronze/events"}
+    assert parents(["staging", "stg_silver__facts"]) == {"silver/facts"}
+    assert "staging/stg_silver__facts" in parents(["silver", "current_facts"])
+    assert "silver/current_facts" in parents(["gold", "review_queue"])
+    assert "bronze/events" in parents(["silver", "facts"])
+    assert "gold/alerts" in parents(["gold", "column_meta"])
