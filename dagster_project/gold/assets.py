@@ -69,7 +69,7 @@ refresh_olap_schedule = build_schedule_from_dbt_selection(
 drift_audit_job = dg.define_asset_job(
     "drift_audit",
     selection=dg.AssetSelection.keys(dg.AssetKey(["gold", "review_queue"]), dg.AssetKey(["gold", "alerts"]))
-    | dg.AssetSelection.checks_for_assets(BRONZE_EVENTS),
+    | dg.AssetSelection.checks_for_assets(BRONZE_EVENTS, dg.AssetKey(["silver", "facts"])),
     description="Daily drift audit: Bronze chain and checkpoints, ledger invariants, review queue and alerts.",
 )
 drift_audit_schedule = dg.ScheduleDefinition(

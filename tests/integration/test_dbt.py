@@ -159,6 +159,23 @@ def test_data_dictionary_documents_every_column_and_is_current(
     assert committed == generated, "DATA_DICTIONARY.md is stale: run `make demo` (or materialize) and commit it"
 
 
+def test_drift_audit_job_runs_chain_and_ledger_checks(
+    built: tuple[Settings, dg.ExecuteInProcessResult], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The daily schedule's job: Bronze chain + ledger invariants as checks, review queue and alerts rebuilt."""
+    settings, _ = built
+    monkeypatch.setenv("MEDALLION_DATABASE_URL", settings.database_url or "")
+    result = defs.resolve_job_def("drift_audit").execute_in_process(instance=dg.DagsterInstance.ephemeral())
+    assert result.success
+    checks = {(e.asset_key.to_user_string(), e.check_name): e.passed for e in result.get_asset_check_evaluations()}
+    assert checks[("bronze/events", "bronze_chain_verifies")]
+    assert all(checks[("silver/facts", name)] for name in INVARIANTS)
+    assert all(checks.values())
+    rebuilt = {e.event_specific_data.materialization.asset_key.to_user_string()
+               for e in result.get_asset_materialization_events()}
+    assert rebuilt == {"gold/review_queue", "gold/alerts"}
+
+
 def test_broken_invariant_fails_its_check(database_url: str, tmp_path: Path, admin_conn: psycopg.Connection) -> None:
     """Two open versions of one single-valued slot, inserted as superuser, turn their check red."""
     inbox = tmp_path / "inbox"
