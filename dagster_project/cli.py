@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from datetime import date, datetime
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -30,7 +31,6 @@ from dagster_project.db import embedded
 from dagster_project.db.connection import connect
 from dagster_project.gold import capabilities
 from dagster_project.settings import Settings, get_settings
-from dagster_project.silver import queries as silver_queries
 from dagster_project.silver.derive import derive
 
 app = typer.Typer(no_args_is_help=True, help="medallion-memory: an agent's memory built as a lakehouse.")
@@ -457,34 +457,244 @@ def _fact_rows(rows: list[dict[str, Any]], as_json: bool, title: str) -> None:
     out.print(table)
 
 
-def _slot_command(subject: str, predicate: str, namespace: str, as_json: bool, *, history: bool) -> None:
+NamespaceOpt = Annotated[str, typer.Option("--namespace", "-n", help="The namespace.")]
+overlay_app = typer.Typer(no_args_is_help=True, help="A person's edit, annotation or redaction of a fact span.")
+app.add_typer(overlay_app, name="overlay")
+
+
+@contextlib.contextmanager
+def _tools(origin: str = "cli") -> Iterator[Any]:
+    """The Gold tools acting with MEDALLION_TOKEN (or as the local admin); refusals exit 2, errors 1."""
+    from dagster_project.gold.tools import ToolError, open_tools
+
     settings = _settings()
-    conn = _connect(settings)
-    _require_read(settings, conn, namespace)
-    read = silver_queries.history if history else silver_queries.current
-    title = f"history of {subject} {predicate}" if history else f"{subject} {predicate}"
-    _fact_rows(read(conn, namespace, subject, predicate), as_json, title)
-
-
-NamespaceOpt = Annotated[str, typer.Option("--namespace", "-n", help="The namespace to read.")]
+    try:
+        tools = open_tools(settings.token, settings, origin=origin)
+    except ToolError as exc:
+        fail(str(exc), exc.exit_code)
+    except psycopg.OperationalError as exc:
+        fail(f"cannot reach the database ({str(exc).strip().splitlines()[0]}); check MEDALLION_DATABASE_URL "
+             "or run `medallion db start`")
+    try:
+        yield tools
+    except ToolError as exc:
+        fail(str(exc), exc.exit_code)
+    finally:
+        tools.close()
 
 
 @app.command("current")
 def current_cmd(subject: str, predicate: str, namespace: NamespaceOpt, as_json: JsonOpt = False) -> None:
     """Every open version of a slot (several for many-valued predicates or a contested pair)."""
-    _slot_command(subject, predicate, namespace, as_json, history=False)
+    with _tools() as tools:
+        _fact_rows(tools.current(subject, predicate, namespace=namespace), as_json, f"{subject} {predicate}")
 
 
 @app.command("history")
 def history_cmd(subject: str, predicate: str, namespace: NamespaceOpt, as_json: JsonOpt = False) -> None:
     """All versions of a slot, ordered by valid_from."""
-    _slot_command(subject, predicate, namespace, as_json, history=True)
+    with _tools() as tools:
+        _fact_rows(tools.history(subject, predicate, namespace=namespace), as_json, f"history of {subject} {predicate}")
 
 
-def _require_read(settings: Settings, conn: psycopg.Connection, namespace: str) -> None:
-    cap = acting_capability(settings, conn)
-    if cap is not None and not cap.allows("read", namespace):
-        fail("this capability may not read that namespace", 2)
+@app.command("list")
+def list_cmd(
+    namespace: NamespaceOpt,
+    subject: Annotated[str | None, typer.Option("--subject", help="Only this subject (name or alias).")] = None,
+    predicate: Annotated[str | None, typer.Option("--predicate", help="Only this predicate.")] = None,
+    include_superseded: Annotated[bool, typer.Option("--include-superseded", help="Closed versions too.")] = False,
+    limit: Annotated[int, typer.Option("--limit", min=1)] = 100,
+    as_json: JsonOpt = False,
+) -> None:
+    """Facts of a namespace (current ones unless --include-superseded)."""
+    with _tools() as tools:
+        rows = tools.list(namespace=namespace, subject=subject, predicate=predicate,
+                          include_superseded=include_superseded, limit=limit)
+    _statement_rows(rows, as_json, f"facts in {namespace}")
+
+
+@app.command("read")
+def read_cmd(
+    fact_id: Annotated[str | None, typer.Argument(help="A fact id (or use --path for a document).")] = None,
+    path: Annotated[str | None, typer.Option("--path", help="A document path (needs -n).")] = None,
+    namespace: Annotated[str | None, typer.Option("--namespace", "-n")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """One fact with its provenance and overlays, or a document's current version."""
+    with _tools() as tools:
+        rows = tools.read(fact_id, path=path, namespace=namespace)
+    if as_json:
+        emit_json(rows)
+        return
+    for row in rows:
+        if "content" in row:
+            out.print(f"[bold]{row['path']}[/bold] @ {row['version_hash'][:12]}\n{row['content']}", markup=False)
+            continue
+        out.print(f"{row['statement']}  [{row['predicate']}, authority {row['authority']}, "
+                  f"valid {(row['valid_from'] or '')[:10]} → {(row['valid_to'] or 'now')[:10]}]", markup=False)
+        out.print(f"  provenance: {row['provenance']}", markup=False)
+        for overlay in row.get("overlays", []):
+            out.print(f"  overlay {overlay['overlay_id']}: {overlay['action']} by {overlay['author']}", markup=False)
+
+
+@app.command("search")
+def search_cmd(
+    query: str,
+    namespace: NamespaceOpt,
+    k: Annotated[int, typer.Option("-k", min=1, max=200, help="How many results.")] = 10,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="ISO 8601: what was believed then about then.")] = None,
+    subject: Annotated[str | None, typer.Option("--subject")] = None,
+    predicate: Annotated[str | None, typer.Option("--predicate")] = None,
+    min_authority: Annotated[int | None, typer.Option("--min-authority", min=1, max=5)] = None,
+    include_superseded: Annotated[bool, typer.Option("--include-superseded")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Hybrid search (vector + full text, fused) over facts and chunks, verified against the ledger."""
+    when = None
+    if as_of:
+        try:
+            when = datetime.fromisoformat(as_of)
+        except ValueError:
+            fail(f"--as-of {as_of!r} is not an ISO 8601 timestamp")
+    with _tools() as tools:
+        rows = tools.search(query, namespace=namespace, k=k, as_of=when, subject=subject, predicate=predicate,
+                            min_authority=min_authority, include_superseded=include_superseded)
+    _statement_rows(rows, as_json, f"search: {query}")
+
+
+@app.command("relate")
+def relate_cmd(a: str, b: str, namespace: NamespaceOpt,
+               max_depth: Annotated[int, typer.Option("--max-depth", min=1, max=6)] = 3,
+               as_json: JsonOpt = False) -> None:
+    """How two entities are related (paths over current relations, each hop with its fact)."""
+    with _tools() as tools:
+        paths = tools.relate(a, b, namespace=namespace, max_depth=max_depth)
+    if as_json:
+        emit_json(paths)
+        return
+    if not paths:
+        out.print(f"no relation between {a} and {b} within {max_depth} hops")
+    for path in paths:
+        out.print(" → ".join(path["path"]) + "   (" + "; ".join(f["statement"] or "" for f in path["facts"]) + ")")
+
+
+@app.command("recall")
+def recall_cmd(query: str, namespace: NamespaceOpt,
+               stakes: Annotated[str, typer.Option("--stakes", help="low or high")] = "low",
+               as_json: JsonOpt = False) -> None:
+    """The retrieval cascade (SPEC G5): says which hop answered."""
+    with _tools() as tools:
+        answer = tools.recall(query, namespace=namespace, stakes=stakes)
+    if as_json:
+        emit_json(answer)
+        return
+    out.print(f"hop: {answer['hop']} ({answer['reason']})")
+    for item in answer["answers"]:
+        out.print(f"  {item.get('statement') or ' → '.join(item.get('path', []))}", markup=False)
+
+
+@app.command("remember")
+def remember_cmd(
+    namespace: NamespaceOpt,
+    content: Annotated[str, typer.Option("--content", help="What to remember.")],
+    kind: Annotated[str, typer.Option("--kind", help="note, transcript, fact, ... (the B2 kinds)")] = "note",
+    source_event_id: Annotated[str | None, typer.Option("--source-event-id", help="Default: a content hash.")] = None,
+    source: Annotated[str, typer.Option("--source")] = "cli",
+    actor: Annotated[str | None, typer.Option("--actor", help="Who said it, e.g. user:alice.")] = None,
+    no_derive: Annotated[bool, typer.Option("--no-derive", help="Land in Bronze only; derive later.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write one event to Bronze through the contract (and derive it)."""
+    with _tools() as tools:
+        result = tools.remember(namespace=namespace, content=content, kind=kind, source=source,
+                                source_event_id=source_event_id, actor=actor, derive_now=not no_derive)
+    if as_json:
+        emit_json(result)
+    else:
+        out.print(f"{result['status']}: event {result['event_id']} ({result['source']}/{result['source_event_id']})")
+
+
+def _overlay(action: str, fact_id: str, quote: str, text: str | None, note: str | None, as_json: bool) -> None:
+    with _tools() as tools:
+        result = tools.overlay(fact_id, action, quote=quote, text=text, note=note)
+    if as_json:
+        emit_json(result)
+    elif result["status"] == "pending_approval":
+        out.print(f"approval {result['approval_id']} requested: {result['reason']}")
+    else:
+        out.print(f"{action} {result['status']} (event {result['event_id']}); anchored to "
+                  f"{result.get('anchored_fact_id')} ({result.get('anchor_status')})")
+
+
+QuoteOpt = Annotated[str, typer.Option("--quote", help="The exact text of the span in the fact's statement.")]
+
+
+@overlay_app.command("edit")
+def overlay_edit(fact_id: str, quote: QuoteOpt, text: Annotated[str, typer.Option("--text", help="Replacement.")],
+                 note: Annotated[str | None, typer.Option("--note")] = None, as_json: JsonOpt = False) -> None:
+    """Replace a span of a fact's statement; the person's version wins on read."""
+    _overlay("edit", fact_id, quote, text, note, as_json)
+
+
+@overlay_app.command("annotate")
+def overlay_annotate(fact_id: str, quote: QuoteOpt, note: Annotated[str, typer.Option("--note")],
+                     as_json: JsonOpt = False) -> None:
+    """Attach a note to a span of a fact."""
+    _overlay("annotate", fact_id, quote, None, note, as_json)
+
+
+@overlay_app.command("redact")
+def overlay_redact(fact_id: str, quote: QuoteOpt, note: Annotated[str | None, typer.Option("--note")] = None,
+                   as_json: JsonOpt = False) -> None:
+    """Mask a span wherever the fact is served; a search for its words no longer returns it."""
+    _overlay("redact", fact_id, quote, None, note, as_json)
+
+
+@overlay_app.command("retract")
+def overlay_retract(overlay_id: int, reason: Annotated[str, typer.Option("--reason", help="Why.")],
+                    as_json: JsonOpt = False) -> None:
+    """Ask to delete a person's overlay; another admin approves with `medallion overlay approve`."""
+    with _tools() as tools:
+        result = tools.retract(overlay_id, reason=reason)
+    if as_json:
+        emit_json(result)
+    else:
+        out.print(f"approval {result['approval_id']} requested: {result['reason']}")
+
+
+@overlay_app.command("approve")
+def overlay_approve(approval_id: int, as_json: JsonOpt = False) -> None:
+    """Approve a pending overwrite of a person's overlay (another admin than the requester)."""
+    with _tools() as tools:
+        result = tools.approve(approval_id)
+    if as_json:
+        emit_json(result)
+    else:
+        out.print(f"approval {approval_id}: {result['status']}; overlay event {result.get('event_id')}")
+
+
+def _statement_rows(rows: list[dict[str, Any]], as_json: bool, title: str) -> None:
+    if as_json:
+        emit_json(rows)
+        return
+    if not rows:
+        out.print(f"{title}: nothing found.")
+        return
+    table = Table("score", "statement", "predicate", "authority", "current", "id", title=title)
+    for r in rows:
+        table.add_row(f"{r['score']:.4f}" if r.get("score") is not None else "", r["statement"],
+                      r.get("predicate") or r.get("kind", ""), str(r.get("authority") or ""),
+                      "yes" if r.get("current", True) else "no", (r.get("fact_id") or r.get("chunk_id") or "")[:12])
+    out.print(table)
+
+
+@app.command("mcp")
+def mcp_cmd(http: Annotated[int | None, typer.Option("--http", help="Serve streamable HTTP on 127.0.0.1:PORT.")]
+            = None) -> None:
+    """The MCP server over the Gold tools (stdio by default); the token comes from MEDALLION_TOKEN or the request."""
+    from dagster_project.gold import mcp_server
+
+    mcp_server.main(http_port=http)
 
 
 # ----------------------------------------------------------------------------------------- ui
@@ -513,8 +723,11 @@ def docs(
                 out.print(f"dbt docs generated in {target}")
             return
         out.print(f"dbt docs on http://127.0.0.1:{port} (Ctrl-C to stop)")
-        raise typer.Exit(subprocess.call([dbt_executable(), "docs", "serve", "--host", "127.0.0.1", "--port", str(port),
-                                          "--no-browser", *where], cwd=DBT_PROJECT_DIR))
+        sys.stdout.flush()
+        # become the docs server, so stopping this process stops the server (no orphaned child)
+        os.chdir(DBT_PROJECT_DIR)
+        os.execvp(dbt_executable(), [dbt_executable(), "docs", "serve", "--host", "127.0.0.1", "--port", str(port),
+                                    "--no-browser", *where])
 
 
 @app.command("dbt", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

@@ -19,6 +19,7 @@ SILVER_TABLES = {
     "working_memory": "Low-stakes, ephemeral items with an expiry, never in the ledger (SPEC S10).",
     "derivations": "Which Bronze event was derived under which fingerprint (SPEC 4.1, S13).",
     "derivation_failures": "Events whose derivation failed, parked with a reason and retried next run (R4).",
+    "overlays": "People's overlays (edit, annotate, redact) anchored to the current ledger (SPEC G6).",
 }
 SILVER_KEYS = {name: dg.AssetKey(["silver", name]) for name in SILVER_TABLES}
 
@@ -73,6 +74,7 @@ def silver_derive(context: dg.AssetExecutionContext, config: DeriveConfig, medal
                 "model_calls": report.model_calls,
                 "cache_hit_rate": report.cache_hit_rate,
                 "failures": len(report.failures),
+                "overlays": dg.MetadataValue.json(report.overlays),
                 "full_rebuild": config.full_rebuild,
                 "namespaces_rebuilt": dg.MetadataValue.json(report.namespaces_rebuilt),
                 "recent_decisions": dg.MetadataValue.md(preview),

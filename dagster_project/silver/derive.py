@@ -27,7 +27,7 @@ import psycopg
 from dagster_project.bronze.contract import fact_payload
 from dagster_project.settings import Settings
 from dagster_project.silver import chunks as chunking
-from dagster_project.silver import documents
+from dagster_project.silver import documents, overlays
 from dagster_project.silver.distill import Distiller, DistillError
 from dagster_project.silver.embed import Embedder
 from dagster_project.silver.fingerprint import derivation_fingerprint, distill_fingerprint
@@ -38,7 +38,7 @@ from dagster_project.silver.types import EventInput, FactCandidate
 
 SILVER_TABLES = (
     "silver.edges", "silver.resolutions", "silver.facts", "silver.entities", "silver.chunks", "silver.documents",
-    "silver.working_memory", "silver.derivations", "silver.derivation_failures",
+    "silver.working_memory", "silver.derivations", "silver.derivation_failures", "silver.overlays",
 )
 WINDOW = 256
 
@@ -59,6 +59,7 @@ class DeriveReport:
     embeddings_encoded: int = 0
     cache_hits: int = 0
     seconds: float = 0.0
+    overlays: dict[str, int] = field(default_factory=dict)
 
     @property
     def cache_hit_rate(self) -> float:
@@ -72,7 +73,7 @@ class DeriveReport:
             "chunks": self.chunks, "documents": dict(self.documents), "failures": len(self.failures),
             "namespaces_rebuilt": self.namespaces_rebuilt, "model_calls": self.model_calls,
             "embeddings_encoded": self.embeddings_encoded, "cache_hits": self.cache_hits,
-            "cache_hit_rate": self.cache_hit_rate, "seconds": round(self.seconds, 3),
+            "cache_hit_rate": self.cache_hit_rate, "seconds": round(self.seconds, 3), "overlays": self.overlays,
         }
 
 
@@ -249,6 +250,12 @@ def derive(
                            parked, states)
             if progress is not None:
                 progress(report.events + len(report.failures), total)
+        # Overlays re-anchor against the ledger just derived (SPEC G6): all of them after a full
+        # rebuild, else those of the namespaces this run touched.
+        touched = sorted({e.namespace for w in windows for e in w} | set(report.namespaces_rebuilt))
+        scope = (namespaces if namespaces is not None else None) if full_rebuild else touched
+        if scope is None or scope:
+            report.overlays = overlays.rebuild(conn, fingerprint, scope)
         conn.execute("SELECT silver.ensure_search_indexes()")
         conn.commit()
     finally:

@@ -99,7 +99,7 @@ def test_current_refuses_a_namespace_the_token_cannot_read(cli, settings: Settin
         code, _, err = cli("current", "Bob", "lives_in", "-n", "cli-silver")
     finally:
         del os.environ["MEDALLION_TOKEN"]
-    assert code == 2 and "may not read" in err
+    assert code == 2 and "does not allow 'read' in namespace 'cli-silver'" in err
 
 
 def test_materialize_builds_dbt_and_docs_are_served(cli, settings: Settings, tmp_path: Path) -> None:

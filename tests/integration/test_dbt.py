@@ -3,6 +3,7 @@ checks, invariants that fail their check when broken, the data dictionary, sched
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -47,6 +48,11 @@ def built(
         examples = REPO / "examples"
         shutil.copy(examples / "team_events.jsonl", inbox / "a_team.jsonl")
         shutil.copy(examples / "mixed_batch.jsonl", inbox / "b_mixed.jsonl")
+        # a person's redaction of a fact that no derivation states any more: it cannot anchor
+        stray = {"fact_id": "f" * 24, "action": "redact", "selector": {"exact": "the old launch codename"}}
+        (inbox / "c_overlay.jsonl").write_text(json.dumps({
+            "namespace": "team-atlas", "source": "overlay", "source_event_id": "stray-1", "kind": "overlay",
+            "actor": "user:alice", "content": json.dumps(stray), "provenance_root": "overlay://stray-1"}) + "\n")
         settings = Settings(home=tmp / "home", database_url=url, inbox=inbox,
                             data_dictionary_path=tmp / "DATA_DICTIONARY.md")
         mp = pytest.MonkeyPatch()
@@ -108,6 +114,10 @@ def test_gold_models_agree_with_the_ledger(built: tuple[Settings, dg.ExecuteInPr
         queue = dict(conn.execute("SELECT item_kind, count(*) FROM gold.review_queue GROUP BY 1").fetchall())
         assert queue.get("contested") == contested
         assert queue.get("quarantined") == quarantined
+        # an overlay that cannot anchor is listed for a person, without the redacted words
+        assert queue.get("overlay") == 1
+        summary = conn.execute("SELECT summary FROM gold.review_queue WHERE item_kind = 'overlay'").fetchone()[0]
+        assert "launch codename" not in summary and "redact" in summary
         pair = conn.execute(
             "SELECT fact_ids FROM gold.review_queue WHERE item_kind = 'contested' LIMIT 1").fetchone()[0]
         assert len(pair) >= 2

@@ -1,6 +1,7 @@
 -- What needs a person (SPEC G9): contested pairs the authority policy could not settle, quarantined
--- input, and load-bearing facts (importance >= 0.5) past their half-life that need re-verifying.
--- The drift audit and overlay re-anchoring add their findings here in later issues.
+-- input, load-bearing facts (importance >= 0.5) past their half-life that need re-verifying, and
+-- people's overlays that no longer anchor to the ledger after a re-derivation (SPEC G6).
+-- The drift audit adds its findings here in a later issue.
 with contested as (
     select
         f.namespace,
@@ -58,3 +59,22 @@ select
     'Re-verify with the subject or a primary source; a new event confirming it refreshes verified_at.'::text
 from {{ ref('current_facts') }} as f
 where f.is_stale and f.importance >= 0.5
+
+union all
+
+-- A redaction's quote is the text it hides: never repeat it in the queue.
+select
+    ('overlay:' || o.bronze_event_id)::text,
+    o.namespace::text,
+    'overlay'::text,
+    'high'::text,
+    o.target_fact_id::text,
+    ('A person''s ' || o.action || ' overlay of fact ' || o.target_fact_id
+     || case when o.action = 'redact' then ' (redacted text)' else ' ("' || o.exact || '")' end
+     || ' no longer anchors to the ledger after a re-derivation.')::text,
+    array[o.target_fact_id]::text[],
+    null::bigint,
+    o.recorded_at::timestamptz,
+    'Re-apply the overlay to the fact that now states this (medallion overlay ...) or retract it.'::text
+from {{ ref('stg_silver__overlays') }} as o
+where o.status = 'unanchored'

@@ -1,0 +1,723 @@
+"""The Gold tools (SPEC G1–G9): one implementation behind the Python API, the CLI and the MCP server.
+
+Every call checks the caller's capability (SPEC G2) and then reads as ``medallion_tool`` with the
+call's namespaces set for the transaction, under row-level security: a query here that forgot its
+namespace filter would still see nothing of another namespace. Writes (``remember``, ``overlay``)
+go to Bronze through the B2 contract on an engine connection, capped by the capability's maximum
+authority. Every call, denied ones included, appends to ``telemetry.retrievals`` (SPEC G8).
+
+Results are plain dicts in the CLI's JSON shape (SPEC section 8), composed with the people's
+overlays (SPEC G6): an edit replaces its span, a redaction masks it everywhere it is served (the
+statement, the value, chunk snippets) and a search for the redacted words does not return it.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import json
+import math
+import re
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from functools import lru_cache
+from typing import Any
+
+import psycopg
+
+from dagster_project.bronze.contract import OverlayPayload, TextQuoteSelector
+from dagster_project.bronze.ingest import ingest_events
+from dagster_project.db.connection import connect
+from dagster_project.gold import capabilities
+from dagster_project.settings import Settings, get_settings
+from dagster_project.silver import entities, overlays
+from dagster_project.silver import queries as silver_queries
+from dagster_project.silver.derive import derive
+from dagster_project.silver.embed import load_model
+
+REDACTED = "[redacted]"
+RRF_K = 60
+CANDIDATES = 50
+_WORD = re.compile(r"[\w'-]+", re.UNICODE)
+_STOP = frozenset((
+    "a", "an", "and", "are", "as", "at", "be", "by", "did", "do", "does", "for", "from", "has", "have",
+    "how", "i", "in", "is", "it", "its", "of", "on", "or", "our", "she", "he", "that", "the", "their",
+    "them", "they", "this", "to", "was", "were", "what", "when", "where", "which", "who", "whom", "why",
+    "will", "with", "you", "your",
+))
+
+FACT_SELECT = """
+SELECT f.fact_id, e.canonical_name, f.predicate, f.value, f.statement, f.valid_from, f.valid_to, f.recorded_at,
+       f.superseded_at, f.verified_at, f.authority, f.confidence, f.contested, f.superseded_by, f.importance,
+       f.bronze_event_id, f.namespace, f.source, p.source_event_id, f.provenance_root
+FROM {source} f
+JOIN silver.entities e ON e.entity_id = f.subject_id
+LEFT JOIN gold.event_provenance p ON p.event_id = f.bronze_event_id
+"""
+
+
+class ToolError(Exception):
+    """A tool call that cannot be served: one sentence saying why and what to do."""
+
+    exit_code = 1
+
+
+class Denied(ToolError):
+    """The capability does not allow the call. Reveals nothing about other namespaces."""
+
+    exit_code = 2
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(text or "")}
+
+
+@lru_cache(maxsize=2048)
+def _query_vector(model_name: str, query: str) -> list[float]:
+    """Query embeddings (not cached in Silver: queries are not derivations)."""
+    return load_model(model_name).encode([query], normalize_embeddings=True)[0].tolist()
+
+
+def _tsquery(query: str) -> str | None:
+    """An OR of the query's content words for ``to_tsquery`` (stop words and punctuation dropped)."""
+    words = [w for w in (m.lower() for m in _WORD.findall(query)) if w not in _STOP and len(w) > 1]
+    cleaned = [re.sub(r"[^\w]", "", w) for w in words]
+    cleaned = [w for w in cleaned if w]
+    return " | ".join(dict.fromkeys(cleaned)) or None
+
+
+class Tools:
+    """Capability-gated access to one memory. Use :func:`open_tools`; close it (or use ``with``)."""
+
+    def __init__(self, settings: Settings, token: str | None, *, origin: str = "api") -> None:
+        self.settings = settings
+        self.token = token
+        self.origin = origin
+        self.engine = connect(settings, "engine", autocommit=True)
+        try:
+            self.reader = connect(settings, "tool", autocommit=True)
+        except BaseException:
+            self.engine.close()
+            raise
+        try:
+            self._check_token()
+        except BaseException:
+            self.close()
+            raise
+
+    # ------------------------------------------------------------------ plumbing
+    def close(self) -> None:
+        self.engine.close()
+        self.reader.close()
+
+    def __enter__(self) -> Tools:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _check_token(self) -> capabilities.Capability | None:
+        if self.token is None:
+            return None
+        cap = capabilities.resolve(self.engine, self.token)
+        if cap is None:
+            raise Denied("the token is not a valid capability (unknown, expired or revoked)")
+        return cap
+
+    @property
+    def principal(self) -> str:
+        cap = self._check_token()
+        return cap.capability_id if cap else f"local:{getpass.getuser()}"
+
+    def _author(self, cap: capabilities.Capability | None) -> str:
+        return cap.principal if cap else f"local:{getpass.getuser()}"
+
+    def _authorize(self, verb: str, namespace: str) -> capabilities.Capability | None:
+        cap = self._check_token()
+        if cap is not None and not cap.allows(verb, namespace):
+            raise Denied(f"this capability does not allow '{verb}' in namespace '{namespace}'")
+        return cap
+
+    def _readable(self, verb: str) -> list[str]:
+        """The namespaces the caller may use ``verb`` in ('*' for the local admin)."""
+        cap = self._check_token()
+        if cap is None:
+            return ["*"]
+        if verb not in cap.verbs:
+            raise Denied(f"this capability does not allow '{verb}'")
+        return list(cap.namespaces)
+
+    @contextmanager
+    def _scope(self, namespaces: Sequence[str]) -> Iterator[psycopg.Connection]:
+        """A read transaction as medallion_tool with row-level security keyed on ``namespaces``."""
+        with self.reader.transaction():
+            self.reader.execute("SELECT set_config('medallion.namespaces', %s, true)", (",".join(namespaces),))
+            self.reader.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            yield self.reader
+
+    def _log(self, tool: str, namespace: str | None, query: str | None, results: Sequence[dict[str, Any]],
+             started: float, error: str | None = None) -> None:
+        """One telemetry row per call (SPEC G8), allowed or not."""
+        fact_ids = [r["fact_id"] for r in results if r.get("fact_id")]
+        chunk_ids = [r["chunk_id"] for r in results if r.get("chunk_id")]
+        try:
+            principal = self.principal
+        except Denied:
+            principal = "invalid-token"
+        with self.reader.transaction():
+            self.reader.execute(
+                "INSERT INTO telemetry.retrievals (tool, namespace, principal, query, fact_ids, chunk_ids, hit, "
+                "latency_ms, ok, error) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (tool, namespace, principal, query, fact_ids, chunk_ids, bool(results),
+                 (time.perf_counter() - started) * 1000, error is None, error),
+            )
+
+    def _call(self, tool: str, namespace: str | None, query: str | None, fn: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            result = fn()
+        except ToolError as exc:
+            self._log(tool, namespace, query, [], started, str(exc))
+            raise
+        rows = result if isinstance(result, list) else [result] if isinstance(result, dict) else []
+        self._log(tool, namespace, query, [r for r in rows if isinstance(r, dict)], started)
+        return result
+
+    # ------------------------------------------------------------------ composition with overlays
+    def _overlays_for(self, conn: psycopg.Connection, fact_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+        if not fact_ids:
+            return {}
+        rows = conn.execute(
+            "SELECT bronze_event_id, fact_id, action, exact, text, note, author, status, anchor_method, span_start, "
+            "span_end, recorded_at FROM silver.overlays WHERE fact_id = ANY(%s) AND status IN ('anchored', "
+            "'reanchored') ORDER BY recorded_at, bronze_event_id",
+            (list(fact_ids),),
+        ).fetchall()
+        found: dict[str, list[dict[str, Any]]] = {}
+        for (event_id, fact_id, action, exact, text, note, author, status, method, start, end, at) in rows:
+            found.setdefault(fact_id, []).append({
+                "overlay_id": event_id, "action": action, "exact": exact, "text": text, "note": note,
+                "author": author, "status": status, "anchor_method": method, "span": (start, end),
+                "recorded_at": _iso(at),
+            })
+        return found
+
+    @staticmethod
+    def _compose(fact: dict[str, Any], applied: list[dict[str, Any]]) -> dict[str, Any]:
+        """The fact as served: edits and redactions applied to statement and value; the person wins."""
+        statement = fact["statement"]
+        value = fact["value"]
+        taken: list[tuple[int, int]] = []
+        # later overlays win: apply newest first, skip spans an applied overlay already covers
+        for item in sorted(applied, key=lambda o: (o["recorded_at"] or "", o["overlay_id"]), reverse=True):
+            if item["action"] == "annotate":
+                continue
+            start, end = item["span"]
+            if start is None or any(s < end and start < e for s, e in taken):
+                continue
+            taken.append((start, end))
+        replacements = {(o["span"][0], o["span"][1]): o for o in applied if o["action"] != "annotate"
+                        and (o["span"][0], o["span"][1]) in taken}
+        for (start, end), item in sorted(replacements.items(), reverse=True):
+            new = REDACTED if item["action"] == "redact" else (item["text"] or "")
+            statement = statement[:start] + new + statement[end:]
+            if isinstance(value, str) and item["exact"] in value:
+                value = value.replace(item["exact"], new)
+        composed = dict(fact)
+        composed["statement"] = statement
+        composed["value"] = value
+        composed["overlays"] = [
+            {"overlay_id": o["overlay_id"], "action": o["action"], "author": o["author"], "status": o["status"],
+             "anchor_method": o["anchor_method"], "recorded_at": o["recorded_at"],
+             **({"text": o["text"]} if o["action"] == "edit" else {}),
+             **({"note": o["note"]} if o["note"] else {})}
+            for o in applied
+        ]
+        composed["_redacted"] = [o["exact"] for o in applied if o["action"] == "redact"]
+        return composed
+
+    def _facts(self, conn: psycopg.Connection, where: str, params: dict[str, Any], source: str = "silver.facts",
+               order: str = "f.valid_from, f.recorded_at, f.fact_id", limit: int | None = None) -> list[dict[str, Any]]:
+        sql = FACT_SELECT.format(source=source) + f"WHERE {where} ORDER BY {order}"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        rows = [silver_queries.as_json(r) for r in conn.execute(sql, params).fetchall()]
+        applied = self._overlays_for(conn, [r["fact_id"] for r in rows])
+        return [self._finish(self._compose(r, applied.get(r["fact_id"], []))) for r in rows]
+
+    @staticmethod
+    def _finish(fact: dict[str, Any]) -> dict[str, Any]:
+        fact = dict(fact)
+        fact.pop("_redacted", None)
+        fact["current"] = fact["valid_to"] is None
+        return fact
+
+    # ------------------------------------------------------------------ read verbs
+    def current(self, subject: str, predicate: str, *, namespace: str) -> list[dict[str, Any]]:
+        """Every open version of a slot (several when many-valued or contested)."""
+        def run() -> list[dict[str, Any]]:
+            self._authorize("read", namespace)
+            with self._scope([namespace]) as conn:
+                ids = entities.find(conn, namespace, subject)
+                if not ids:
+                    return []
+                return self._facts(conn, "f.namespace = %(ns)s AND f.subject_id = ANY(%(ids)s) "
+                                   "AND f.predicate = %(p)s AND f.valid_to IS NULL",
+                                   {"ns": namespace, "ids": ids, "p": predicate},
+                                   order="f.authority, f.valid_from DESC, f.fact_id")
+        return self._call("current", namespace, f"{subject} {predicate}", run)
+
+    def history(self, subject: str, predicate: str, *, namespace: str) -> list[dict[str, Any]]:
+        """Every version of a slot, by valid_from."""
+        def run() -> list[dict[str, Any]]:
+            self._authorize("read", namespace)
+            with self._scope([namespace]) as conn:
+                ids = entities.find(conn, namespace, subject)
+                if not ids:
+                    return []
+                return self._facts(conn, "f.namespace = %(ns)s AND f.subject_id = ANY(%(ids)s) AND f.predicate = %(p)s",
+                                   {"ns": namespace, "ids": ids, "p": predicate})
+        return self._call("history", namespace, f"{subject} {predicate}", run)
+
+    def list(self, *, namespace: str, subject: str | None = None, predicate: str | None = None,
+             include_superseded: bool = False, limit: int = 100) -> list[dict[str, Any]]:
+        """Facts of a namespace, optionally of one subject and/or predicate (current only by default)."""
+        def run() -> list[dict[str, Any]]:
+            self._authorize("list", namespace)
+            with self._scope([namespace]) as conn:
+                where = ["f.namespace = %(ns)s"]
+                params: dict[str, Any] = {"ns": namespace}
+                if subject:
+                    ids = entities.find(conn, namespace, subject)
+                    if not ids:
+                        return []
+                    where.append("f.subject_id = ANY(%(ids)s)")
+                    params["ids"] = ids
+                if predicate:
+                    where.append("f.predicate = %(p)s")
+                    params["p"] = predicate
+                if not include_superseded:
+                    where.append("f.valid_to IS NULL")
+                return self._facts(conn, " AND ".join(where), params,
+                                   order="e.canonical_name, f.predicate, f.valid_from, f.fact_id", limit=limit)
+        return self._call("list", namespace, " ".join(x for x in (subject, predicate) if x) or None, run)
+
+    def read(self, fact_id: str | None = None, *, path: str | None = None,
+             namespace: str | None = None) -> list[dict[str, Any]]:
+        """One fact by id (with its overlays), or a document's HEAD version by path (needs ``namespace``)."""
+        if path is not None:
+            return self._read_document(path, namespace)
+
+        def run() -> list[dict[str, Any]]:
+            if not fact_id:
+                raise ToolError("read needs a fact id, or a document path with a namespace")
+            scope = [namespace] if namespace else self._readable("read")
+            if namespace:
+                self._authorize("read", namespace)
+            with self._scope(scope) as conn:
+                found = self._facts(conn, "f.fact_id = %(id)s", {"id": fact_id})
+            if not found:
+                raise ToolError(f"no fact {fact_id} in the namespaces this caller can read")
+            return found
+        return self._call("read", namespace, fact_id, run)
+
+    def _read_document(self, path: str, namespace: str | None) -> list[dict[str, Any]]:
+        def run() -> list[dict[str, Any]]:
+            if not namespace:
+                raise ToolError("reading a document needs its namespace (-n NS)")
+            self._authorize("read", namespace)
+            with self._scope([namespace]) as conn:
+                head = conn.execute(
+                    "SELECT d.path, d.version_hash, d.parent_hash, d.bronze_event_id, d.recorded_at, p.source, "
+                    "p.source_event_id, p.provenance_root FROM silver.documents d "
+                    "LEFT JOIN gold.event_provenance p ON p.event_id = d.bronze_event_id "
+                    "WHERE d.namespace = %s AND d.path = %s AND d.is_head", (namespace, path),
+                ).fetchone()
+                if head is None:
+                    raise ToolError(f"no document {path!r} in namespace '{namespace}'")
+                pieces = conn.execute(
+                    "SELECT char_start, text FROM silver.chunks WHERE namespace = %s AND bronze_event_id = %s "
+                    "ORDER BY char_start", (namespace, head[3]),
+                ).fetchall()
+            content = ""
+            for start, text in pieces:  # chunks may overlap: append what extends the text
+                if start + len(text) > len(content):
+                    content += text[max(0, len(content) - start):]
+            return [{"path": head[0], "version_hash": head[1], "parent_hash": head[2], "content": content,
+                     "recorded_at": _iso(head[4]),
+                     "provenance": {"bronze_event_id": head[3], "namespace": namespace, "source": head[5],
+                                    "source_event_id": head[6], "provenance_root": head[7]}}]
+        return self._call("read", namespace, path, run)
+
+    def relate(self, a: str, b: str, *, namespace: str, max_depth: int = 3) -> list[dict[str, Any]]:
+        """How two entities are related: shortest paths over current edges, each hop with its fact."""
+        def run() -> list[dict[str, Any]]:
+            self._authorize("read", namespace)
+            with self._scope([namespace]) as conn:
+                return silver_queries.related(conn, namespace, a, b, max_depth=max_depth)
+        return self._call("relate", namespace, f"{a} ~ {b}", run)
+
+    # ------------------------------------------------------------------ search (G4)
+    def search(self, query: str, *, namespace: str, k: int = 10, subject: str | None = None,
+               predicate: str | None = None, min_authority: int | None = None, include_superseded: bool = False,
+               as_of: datetime | str | None = None, include_chunks: bool = True) -> list[dict[str, Any]]:
+        """Hybrid search (SPEC G4): pgvector HNSW + full text over facts and chunks, fused by RRF.
+
+        ``min_authority`` keeps facts at least that authoritative (tier ≤ N). ``as_of`` answers with
+        what was believed then about then. Chunk hits are verified against the ledger: they carry
+        the facts they support that are believed (now, or at ``as_of``); a superseded fact is only
+        returned with ``include_superseded`` and is then marked ``current: false``.
+        """
+        def run() -> list[dict[str, Any]]:
+            if not query or not query.strip():
+                raise ToolError("search needs a non-empty query")
+            try:
+                when = datetime.fromisoformat(as_of) if isinstance(as_of, str) else as_of
+            except ValueError:
+                raise ToolError(f"as_of {as_of!r} is not an ISO 8601 timestamp") from None
+            if when is not None and when.tzinfo is None:
+                raise ToolError("as_of needs a UTC offset, e.g. 2026-03-01T00:00:00Z")
+            self._authorize("search", namespace)
+            vector = _query_vector(self.settings.embedding_model, query)
+            tsq = _tsquery(query)
+            with self._scope([namespace]) as conn:
+                return self._search(conn, namespace, query, vector, tsq, k, subject, predicate, min_authority,
+                                    include_superseded, when, include_chunks)
+        return self._call("search", namespace, query, run)
+
+    def _search(self, conn: psycopg.Connection, namespace: str, query: str, vector: list[float], tsq: str | None,
+                k: int, subject: str | None, predicate: str | None, min_authority: int | None,
+                include_superseded: bool, when: datetime | None, include_chunks: bool) -> list[dict[str, Any]]:
+        filters = ["f.namespace = %(ns)s", "f.embedding IS NOT NULL"]
+        params: dict[str, Any] = {"ns": namespace, "q": str(vector), "tsq": tsq, "n": CANDIDATES}
+        if subject:
+            ids = entities.find(conn, namespace, subject)
+            if not ids:
+                return []
+            filters.append("f.subject_id = ANY(%(ids)s)")
+            params["ids"] = ids
+        if predicate:
+            filters.append("f.predicate = %(p)s")
+            params["p"] = predicate
+        if min_authority is not None:
+            filters.append("f.authority <= %(auth)s")
+            params["auth"] = int(min_authority)
+        source = "silver.facts"
+        if when is not None:
+            source = "silver.facts_as_of(%(ns)s, %(when)s, %(when)s)"
+            params["when"] = when
+        elif not include_superseded:
+            filters.append("f.valid_to IS NULL")
+        where = " AND ".join(filters)
+        ranked: dict[str, float] = {}
+        vec_rows = conn.execute(
+            f"SELECT f.fact_id FROM {source} f WHERE {where} ORDER BY f.embedding <=> %(q)s::vector LIMIT %(n)s",
+            params).fetchall()
+        for rank, (fid,) in enumerate(vec_rows, start=1):
+            ranked[fid] = ranked.get(fid, 0.0) + 1.0 / (RRF_K + rank)
+        if tsq:
+            fts_rows = conn.execute(
+                f"SELECT f.fact_id FROM {source} f WHERE {where} AND to_tsvector('english', f.statement) @@ "
+                "to_tsquery('english', %(tsq)s) ORDER BY ts_rank_cd(to_tsvector('english', f.statement), "
+                "to_tsquery('english', %(tsq)s)) DESC, f.fact_id LIMIT %(n)s", params).fetchall()
+            for rank, (fid,) in enumerate(fts_rows, start=1):
+                ranked[fid] = ranked.get(fid, 0.0) + 1.0 / (RRF_K + rank)
+
+        chunk_scores: dict[str, float] = {}
+        chunk_rows: dict[str, tuple[Any, ...]] = {}
+        if include_chunks and not (subject or predicate or min_authority is not None):
+            cfilter = "c.namespace = %(ns)s AND c.embedding IS NOT NULL"
+            if when is not None:
+                cfilter += " AND c.occurred_at <= %(when)s"
+            for rank, (cid,) in enumerate(conn.execute(
+                    f"SELECT c.chunk_id FROM silver.chunks c WHERE {cfilter} "
+                    "ORDER BY c.embedding <=> %(q)s::vector LIMIT %(n)s", params).fetchall(), start=1):
+                chunk_scores[cid] = chunk_scores.get(cid, 0.0) + 1.0 / (RRF_K + rank)
+            if tsq:
+                for rank, (cid,) in enumerate(conn.execute(
+                        f"SELECT c.chunk_id FROM silver.chunks c WHERE {cfilter} AND c.tsv @@ "
+                        "to_tsquery('english', %(tsq)s) ORDER BY ts_rank_cd(c.tsv, to_tsquery('english', %(tsq)s)) "
+                        "DESC, c.chunk_id LIMIT %(n)s", params).fetchall(), start=1):
+                    chunk_scores[cid] = chunk_scores.get(cid, 0.0) + 1.0 / (RRF_K + rank)
+            if chunk_scores:
+                for row in conn.execute(
+                        "SELECT c.chunk_id, c.bronze_event_id, c.char_start, c.char_end, c.text, c.occurred_at, "
+                        "c.provenance_root, p.source, p.source_event_id FROM silver.chunks c "
+                        "LEFT JOIN gold.event_provenance p ON p.event_id = c.bronze_event_id "
+                        "WHERE c.chunk_id = ANY(%s)", (list(chunk_scores),)).fetchall():
+                    chunk_rows[row[0]] = row
+        # verify chunk hits against the ledger: the facts each chunk supports, believed now (or then)
+        supported: dict[str, list[str]] = {}
+        if chunk_rows:
+            events = sorted({r[1] for r in chunk_rows.values()})
+            believed = "f.valid_to IS NULL" if when is None else "TRUE"
+            for fid, event_id, span_start, span_end in conn.execute(
+                    f"SELECT f.fact_id, f.bronze_event_id, f.span_start, f.span_end FROM {source} f "
+                    f"WHERE f.namespace = %(ns)s AND f.bronze_event_id = ANY(%(events)s) AND {believed}",
+                    {**params, "events": events}).fetchall():
+                for cid, row in chunk_rows.items():
+                    if row[1] != event_id:
+                        continue
+                    if span_start is not None and span_end is not None and not (span_start < row[3]
+                                                                                and row[2] < span_end):
+                        continue
+                    supported.setdefault(cid, []).append(fid)
+                    ranked[fid] = ranked.get(fid, 0.0) + 0.5 * chunk_scores[cid]
+        facts = self._facts(conn, "f.fact_id = ANY(%(ids)s)", {**params, "ids": list(ranked)}, source=source) \
+            if ranked else []
+        by_id = {f["fact_id"]: f for f in facts}
+        query_words = _words(query) - _STOP
+        results: list[dict[str, Any]] = []
+        redacted_by_event: dict[int, list[str]] = {}
+        for fid, score in ranked.items():
+            fact = by_id.get(fid)
+            if fact is None:
+                continue
+            redacted = self._redacted_of(conn, fid)
+            if redacted:
+                redacted_by_event.setdefault(fact["provenance"]["bronze_event_id"], []).extend(redacted)
+            if redacted and query_words & set().union(*(_words(r) for r in redacted)):
+                continue  # a search for redacted words does not return the fact
+            boost = 1.0 + 0.1 * float(fact.get("importance") or 0) + 0.05 * self._freshness(fact)
+            results.append({**fact, "score": round(score * boost, 6), "kind": "fact"})
+        for cid, row in chunk_rows.items():
+            _, event_id, start, end, text, occurred_at, root, src, seid = row
+            redacted = redacted_by_event.get(event_id) or self._redacted_in_event(conn, event_id)
+            if redacted and query_words & set().union(*(_words(r) for r in redacted)):
+                continue
+            snippet = text
+            for phrase in redacted:
+                snippet = snippet.replace(phrase, REDACTED)
+            results.append({
+                "kind": "chunk", "chunk_id": cid, "fact_id": None, "subject": None, "predicate": None, "value": None,
+                "statement": snippet, "valid_from": _iso(occurred_at), "valid_to": None, "recorded_at": None,
+                "superseded_at": None, "authority": None, "confidence": None, "contested": False, "current": True,
+                "score": round(chunk_scores[cid], 6), "supports": sorted(supported.get(cid, [])),
+                "span": [start, end],
+                "provenance": {"bronze_event_id": event_id, "namespace": namespace, "source": src,
+                               "source_event_id": seid, "provenance_root": root},
+            })
+        results.sort(key=lambda r: (-r["score"], r["kind"], r.get("fact_id") or r.get("chunk_id")))
+        return results[:k]
+
+    @staticmethod
+    def _freshness(fact: dict[str, Any]) -> float:
+        verified = fact.get("verified_at")
+        if not verified:
+            return 0.0
+        age_days = (datetime.now(UTC) - datetime.fromisoformat(verified)).total_seconds() / 86400
+        return math.exp(-max(age_days, 0.0) / 365.0)
+
+    @staticmethod
+    def _redacted_of(conn: psycopg.Connection, fact_id: str) -> list[str]:
+        return [r[0] for r in conn.execute(
+            "SELECT exact FROM silver.overlays WHERE fact_id = %s AND action = 'redact' AND status IN "
+            "('anchored', 'reanchored')", (fact_id,)).fetchall()]
+
+    @staticmethod
+    def _redacted_in_event(conn: psycopg.Connection, event_id: int) -> list[str]:
+        return [r[0] for r in conn.execute(
+            "SELECT o.exact FROM silver.overlays o JOIN silver.facts f ON f.fact_id = o.fact_id "
+            "WHERE f.bronze_event_id = %s AND o.action = 'redact' AND o.status IN ('anchored', 'reanchored')",
+            (event_id,)).fetchall()]
+
+    # ------------------------------------------------------------------ recall (G5)
+    def recall(self, query: str, *, namespace: str, stakes: str = "low", k: int = 5) -> dict[str, Any]:
+        """The retrieval cascade without the Hindsight hop (the Audit issue adds it).
+
+        Relational questions naming two known entities go to the graph (when the caller may read);
+        everything else to the ledger (hybrid search, verified). The answer says which hop answered.
+        """
+        def run() -> dict[str, Any]:
+            if stakes not in ("low", "high"):
+                raise ToolError("stakes must be 'low' or 'high'")
+            cap = self._authorize("search", namespace)
+            names = self._entities_named(query, namespace)
+            relational = re.search(r"\b(relat\w*|connect\w*|know|between|link\w*)\b", query, re.I)
+            if len(names) >= 2 and relational and (cap is None or cap.allows("read", namespace)):
+                with self._scope([namespace]) as conn:
+                    paths = silver_queries.related(conn, namespace, names[0], names[1])
+                if paths:
+                    return {"hop": "graph", "reason": f"relational question about {names[0]} and {names[1]}",
+                            "stakes": stakes, "answers": paths}
+            if not query.strip():
+                raise ToolError("recall needs a non-empty query")
+            with self._scope([namespace]) as conn:
+                answers = self._search(conn, namespace, query, _query_vector(self.settings.embedding_model, query),
+                                       _tsquery(query), k, None, None, None, False, None, True)
+            reason = ("Hindsight is not configured; the ledger answered" if stakes == "low"
+                      else "high stakes: the auditable ledger answered")
+            return {"hop": "ledger", "reason": reason, "stakes": stakes, "answers": answers}
+        return self._call("recall", namespace, query, run)
+
+    def _entities_named(self, query: str, namespace: str) -> list[str]:
+        with self._scope([namespace]) as conn:
+            rows = conn.execute(
+                "SELECT canonical_name FROM silver.entities WHERE namespace = %s AND "
+                "position(lower(canonical_name) in lower(%s)) > 0 ORDER BY length(canonical_name) DESC LIMIT 5",
+                (namespace, query)).fetchall()
+        return [r[0] for r in rows]
+
+    # ------------------------------------------------------------------ writes
+    def remember(self, *, namespace: str, content: str, kind: str = "note", source: str | None = None,
+                 source_event_id: str | None = None, actor: str | None = None, authority: int | None = None,
+                 occurred_at: str | None = None, provenance_root: str | None = None,
+                 metadata: dict[str, Any] | None = None, derive_now: bool = True) -> dict[str, Any]:
+        """Write one event to Bronze through the B2 contract, then derive it (unless ``derive_now`` is False)."""
+        def run() -> dict[str, Any]:
+            cap = self._authorize("remember", namespace)
+            if kind == "overlay":
+                raise ToolError("overlays are written with the overlay tool, which anchors them and asks for approval")
+            src = source or self.origin
+            seid = source_event_id or hashlib.sha256(f"{kind}\n{content}".encode()).hexdigest()[:32]
+            event = {
+                "namespace": namespace, "source": src, "source_event_id": seid, "kind": kind, "content": content,
+                "provenance_root": provenance_root or f"{src}://{seid}", "actor": actor or self._author(cap),
+                "occurred_at": occurred_at or datetime.now(UTC).isoformat(), "metadata": metadata or {},
+            }
+            if authority is not None:
+                event["authority"] = authority
+            result = ingest_events(self.engine, [event], origin=self.origin,
+                                   max_content_bytes=self.settings.max_content_bytes,
+                                   max_authority=cap.max_authority if cap else None,
+                                   allowed_namespaces=cap.namespaces if cap and "*" not in cap.namespaces else None)
+            outcome = _single_outcome(result)
+            if outcome["status"] == "inserted" and derive_now:
+                derive(self.engine, self.settings, namespaces=[namespace])
+            return {**outcome, "namespace": namespace, "source": src, "source_event_id": seid}
+        return self._call("remember", namespace, None, run)
+
+    def overlay(self, fact_id: str, action: str, *, quote: str, text: str | None = None, note: str | None = None,
+                prefix: str = "", suffix: str = "", reason: str | None = None) -> dict[str, Any]:
+        """Edit, annotate or redact a span of a fact (SPEC G6). Overwriting a person's overlay needs approval."""
+        def run() -> dict[str, Any]:
+            namespaces = self._readable("overlay")
+            with self._scope(namespaces) as conn:
+                row = conn.execute("SELECT namespace, statement, bronze_event_id, subject_id, predicate FROM "
+                                   "silver.facts WHERE fact_id = %s", (fact_id,)).fetchone()
+                if row is None:
+                    raise ToolError(f"no fact {fact_id} in the namespaces this caller can overlay")
+                namespace, statement, event_id, subject_id, pred = row
+                existing = conn.execute(
+                    "SELECT bronze_event_id, span_start, span_end FROM silver.overlays WHERE fact_id = %s AND status "
+                    "IN ('anchored', 'reanchored') AND action <> 'annotate'", (fact_id,)).fetchall()
+            cap = self._authorize("overlay", namespace)
+            try:
+                payload = OverlayPayload(fact_id=fact_id, action=action,  # type: ignore[arg-type]
+                                         selector=TextQuoteSelector(exact=quote, prefix=prefix, suffix=suffix),
+                                         text=text, note=note)
+            except ValueError as exc:
+                raise ToolError(f"invalid overlay: {str(exc).splitlines()[-1]}") from None
+            span = overlays.locate(statement, quote, prefix, suffix)
+            if span is None:
+                raise ToolError(f"the quote {quote!r} is not in fact {fact_id}'s statement")
+            hint = {"anchor": {"bronze_event_id": event_id, "subject_id": subject_id, "predicate": pred}}
+            clash = [e for e, s, t in existing if action != "annotate" and s is not None and s < span[1]
+                     and span[0] < t]
+            if clash:
+                approval_id = self.engine.execute(
+                    "INSERT INTO gold.approvals (kind, namespace, fact_id, overlay_event_id, proposal, reason, "
+                    "requested_by) VALUES ('overlay_overwrite', %s, %s, %s, %s, %s, %s) RETURNING approval_id",
+                    (namespace, fact_id, clash[-1], json.dumps({"payload": payload.model_dump(), "metadata": hint}),
+                     reason, self._author(cap))).fetchone()[0]
+                return {"status": "pending_approval", "approval_id": approval_id, "fact_id": fact_id,
+                        "namespace": namespace,
+                        "reason": "this span already carries a person's overlay; another person must approve"}
+            return self._write_overlay(namespace, payload, hint, cap)
+        return self._call("overlay", None, fact_id, run)
+
+    def _write_overlay(self, namespace: str, payload: OverlayPayload, metadata: dict[str, Any],
+                       cap: capabilities.Capability | None) -> dict[str, Any]:
+        author = self._author(cap)
+        content = payload.model_dump_json()
+        seid = hashlib.sha256(f"{author}\n{content}\n{json.dumps(metadata, sort_keys=True)}".encode()).hexdigest()[:32]
+        actor = author if ":" in author else f"user:{author}"
+        event = {"namespace": namespace, "source": "overlay", "source_event_id": seid, "kind": "overlay",
+                 "content": content, "provenance_root": f"overlay://{payload.fact_id}", "actor": actor,
+                 "occurred_at": datetime.now(UTC).isoformat(), "metadata": metadata}
+        result = ingest_events(self.engine, [event], origin=self.origin,
+                               max_authority=cap.max_authority if cap else None,
+                               allowed_namespaces=cap.namespaces if cap and "*" not in cap.namespaces else None)
+        outcome = _single_outcome(result)
+        if outcome["status"] in ("inserted", "duplicate"):
+            derive(self.engine, self.settings, namespaces=[namespace])
+            anchored = self.engine.execute(
+                "SELECT status, fact_id FROM silver.overlays WHERE bronze_event_id = %s", (outcome.get("event_id"),)
+            ).fetchone() if outcome.get("event_id") else None
+            if anchored:
+                outcome["anchor_status"], outcome["anchored_fact_id"] = anchored
+        return {**outcome, "fact_id": payload.fact_id, "namespace": namespace, "action": payload.action}
+
+    def retract(self, overlay_id: int, *, reason: str) -> dict[str, Any]:
+        """Ask to delete a person's overlay (SPEC G7): a request another admin approves, never immediate."""
+        def run() -> dict[str, Any]:
+            namespaces = self._readable("overlay")
+            with self._scope(namespaces) as conn:
+                row = conn.execute(
+                    "SELECT namespace, fact_id, target_fact_id, exact, prefix, suffix FROM silver.overlays "
+                    "WHERE bronze_event_id = %s AND status IN ('anchored', 'reanchored', 'unanchored')",
+                    (overlay_id,)).fetchone()
+            if row is None:
+                raise ToolError(f"no active overlay {overlay_id} this caller can retract")
+            namespace, fact_id, target, exact, prefix, suffix = row
+            cap = self._authorize("overlay", namespace)
+            payload = OverlayPayload(fact_id=fact_id or target, action="annotate",
+                                     selector=TextQuoteSelector(exact=exact, prefix=prefix, suffix=suffix),
+                                     note=f"Retracts overlay {overlay_id}: {reason}")
+            approval_id = self.engine.execute(
+                "INSERT INTO gold.approvals (kind, namespace, fact_id, overlay_event_id, proposal, reason, "
+                "requested_by) VALUES ('overlay_retract', %s, %s, %s, %s, %s, %s) RETURNING approval_id",
+                (namespace, fact_id or target, overlay_id,
+                 json.dumps({"payload": payload.model_dump(), "metadata": {}}), reason, self._author(cap)),
+            ).fetchone()[0]
+            return {"status": "pending_approval", "approval_id": approval_id, "overlay_id": overlay_id,
+                    "namespace": namespace, "reason": "retracting a person's overlay needs another person's approval"}
+        return self._call("retract", None, str(overlay_id), run)
+
+    def approve(self, approval_id: int) -> dict[str, Any]:
+        """Approve a pending overlay overwrite (SPEC G7): needs ``admin`` and a different principal."""
+        def run() -> dict[str, Any]:
+            cap = self._check_token()
+            if cap is not None and "admin" not in cap.verbs:
+                raise Denied("approving needs the admin capability")
+            row = self.engine.execute(
+                "SELECT namespace, proposal, overlay_event_id, requested_by, status FROM gold.approvals "
+                "WHERE approval_id = %s", (approval_id,)).fetchone()
+            if row is None or (cap is not None and not cap.allows("admin", row[0])):
+                raise ToolError(f"no approval request {approval_id} this caller can decide")
+            namespace, proposal, replaced, requested_by, status = row
+            kind = self.engine.execute("SELECT kind FROM gold.approvals WHERE approval_id = %s",
+                                       (approval_id,)).fetchone()[0]
+            if status != "pending":
+                raise ToolError(f"approval request {approval_id} is already {status}")
+            if requested_by == self._author(cap):
+                raise Denied("the person who asked cannot approve their own request; another admin must")
+            payload = OverlayPayload.model_validate(proposal["payload"])
+            link = "retracts" if kind == "overlay_retract" else "replaces"
+            written = self._write_overlay(namespace, payload, {**proposal["metadata"], link: replaced}, cap)
+            self.engine.execute(
+                "UPDATE gold.approvals SET status = 'approved', decided_by = %s, decided_at = clock_timestamp(), "
+                "result_event_id = %s WHERE approval_id = %s", (self._author(cap), written.get("event_id"),
+                                                                approval_id))
+            return {**written, "approval_id": approval_id, "status": "approved"}
+        return self._call("approve", None, str(approval_id), run)
+
+
+def _single_outcome(result: Any) -> dict[str, Any]:
+    """The ingest outcome of one event as a small dict; a rejection or conflict is a ToolError."""
+    [status] = result.statuses
+    if status.status in ("rejected", "conflict"):
+        raise ToolError(f"{status.status}: {status.reason or status.code}")
+    return {"status": status.status, "event_id": status.event_id}
+
+
+def open_tools(token: str | None = None, settings: Settings | None = None, *, origin: str = "api") -> Tools:
+    """The tools for ``token`` (None = the local admin), with settings from the environment by default."""
+    settings = settings or get_settings()
+    return Tools(settings, token if token is not None else settings.token, origin=origin)
