@@ -19,6 +19,7 @@ from rich.table import Table
 from dagster_project.bronze import integrity
 from dagster_project.db.connection import connect, ensure_ready
 from dagster_project.definitions import defs
+from dagster_project.gold.tools import open_tools
 from dagster_project.settings import get_settings
 from dagster_project.silver import queries
 
@@ -91,6 +92,13 @@ def _print_gold(console: Console, conn, result, dictionary: Path) -> None:  # no
     console.print(olap)
     alerts = conn.execute("SELECT alert_type, count(*) FROM gold.alerts GROUP BY 1 ORDER BY 1").fetchall()
     console.print("Alerts on monitored facts: " + (", ".join(f"{n} {kind}" for kind, n in alerts) or "none"))
+    with open_tools(None) as tools:
+        hits = tools.search("Where does Bob live now?", namespace="team-atlas", k=3)
+    console.print("[bold]Gold search[/bold] 'Where does Bob live now?' (team-atlas):")
+    for hit in hits:
+        prov = hit["provenance"]
+        console.print(f"  {hit['score']:.4f}  {hit['statement']}  ({hit['kind']}; {prov['source']}/"
+                      f"{prov['source_event_id']})", markup=False)
     columns = conn.execute("SELECT count(*), count(DISTINCT relation) FROM gold.column_meta").fetchone()
     console.print(f"Data dictionary: {columns[0]} columns of {columns[1]} relations in gold.column_meta "
                   f"and {dictionary}")
@@ -143,6 +151,8 @@ def main() -> int:
         "  make ui    the Dagster UI on http://127.0.0.1:3000 (assets, checks, schedules, the inbox sensor)\n"
         "  make docs  the dbt docs (data dictionary and lineage) on http://127.0.0.1:8580\n"
         "  .venv/bin/medallion history Bob lives_in -n team-atlas    a slot's versions (--json)\n"
+        "  .venv/bin/medallion search 'who owns billing?' -n team-atlas   hybrid search with provenance\n"
+        "  .venv/bin/medallion mcp                                  the MCP server (stdio) for an agent\n"
         "  .venv/bin/medallion ingest examples/mixed_batch.jsonl   rejects, a duplicate, a conflict\n"
         "  .venv/bin/medallion db status | stop                    the embedded server\n"
         "  drop *.jsonl files into ./inbox                         the inbox sensor lands them",

@@ -65,10 +65,19 @@ def grant_database_privileges(conn: psycopg.Connection) -> None:
     medallion_owner needs CREATE on the database so dbt (acting as the owner) can create its
     staging and reference schemas; the two login roles need CONNECT and TEMPORARY.
     """
+    granted = conn.execute(
+        "SELECT has_database_privilege('medallion_owner', current_database(), 'CREATE') "
+        "AND has_database_privilege('medallion_engine', current_database(), 'TEMPORARY') "
+        "AND has_database_privilege('medallion_tool', current_database(), 'TEMPORARY')").fetchone()[0]
+    if granted:
+        return
     database = sql.Identifier(conn.info.dbname)
-    conn.execute(sql.SQL("GRANT CREATE, CONNECT, TEMPORARY ON DATABASE {} TO medallion_owner").format(database))
-    conn.execute(sql.SQL("GRANT CONNECT, TEMPORARY ON DATABASE {} TO medallion_engine, medallion_tool")
-                 .format(database))
+    try:
+        conn.execute(sql.SQL("GRANT CREATE, CONNECT, TEMPORARY ON DATABASE {} TO medallion_owner").format(database))
+        conn.execute(sql.SQL("GRANT CONNECT, TEMPORARY ON DATABASE {} TO medallion_engine, medallion_tool")
+                     .format(database))
+    except psycopg.errors.InternalError:
+        pass  # "tuple concurrently updated": another process granted the same privileges at the same moment
 
 
 def role_url(settings: Settings, role: Role) -> str:

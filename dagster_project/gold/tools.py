@@ -38,6 +38,8 @@ from dagster_project.silver.derive import derive
 from dagster_project.silver.embed import load_model
 
 REDACTED = "[redacted]"
+TELEMETRY_FLUSH_ROWS = 100
+TELEMETRY_FLUSH_SECONDS = 2.0
 RRF_K = 60
 CANDIDATES = 50
 _WORD = re.compile(r"[\w'-]+", re.UNICODE)
@@ -52,9 +54,19 @@ FACT_SELECT = """
 SELECT f.fact_id, e.canonical_name, f.predicate, f.value, f.statement, f.valid_from, f.valid_to, f.recorded_at,
        f.superseded_at, f.verified_at, f.authority, f.confidence, f.contested, f.superseded_by, f.importance,
        f.bronze_event_id, f.namespace, f.source, p.source_event_id, f.provenance_root
+       , ov.overlays
 FROM {source} f
 JOIN silver.entities e ON e.entity_id = f.subject_id
 LEFT JOIN gold.event_provenance p ON p.event_id = f.bronze_event_id
+LEFT JOIN LATERAL (
+    SELECT json_agg(json_build_object(
+               'overlay_id', o.bronze_event_id, 'action', o.action, 'exact', o.exact, 'text', o.text,
+               'note', o.note, 'author', o.author, 'status', o.status, 'anchor_method', o.anchor_method,
+               'span', json_build_array(o.span_start, o.span_end), 'recorded_at', o.recorded_at)
+           ORDER BY o.recorded_at, o.bronze_event_id) AS overlays
+    FROM silver.overlays o
+    WHERE o.fact_id = f.fact_id AND o.status IN ('anchored', 'reanchored')
+) ov ON true
 """
 
 
@@ -84,12 +96,12 @@ def _query_vector(model_name: str, query: str) -> list[float]:
     return load_model(model_name).encode([query], normalize_embeddings=True)[0].tolist()
 
 
-def _tsquery(query: str) -> str | None:
-    """An OR of the query's content words for ``to_tsquery`` (stop words and punctuation dropped)."""
+def _tsquery(query: str, joiner: str = " | ") -> str | None:
+    """The query's content words for ``to_tsquery`` (stop words and punctuation dropped), OR-ed by default."""
     words = [w for w in (m.lower() for m in _WORD.findall(query)) if w not in _STOP and len(w) > 1]
     cleaned = [re.sub(r"[^\w]", "", w) for w in words]
     cleaned = [w for w in cleaned if w]
-    return " | ".join(dict.fromkeys(cleaned)) or None
+    return joiner.join(dict.fromkeys(cleaned)) or None
 
 
 class Tools:
@@ -99,6 +111,9 @@ class Tools:
         self.settings = settings
         self.token = token
         self.origin = origin
+        self._telemetry: list[tuple[Any, ...]] = []
+        self._last_cap: capabilities.Capability | None = None
+        self._flushed_at = time.monotonic()
         self.engine = connect(settings, "engine", autocommit=True)
         try:
             self.reader = connect(settings, "tool", autocommit=True)
@@ -113,8 +128,11 @@ class Tools:
 
     # ------------------------------------------------------------------ plumbing
     def close(self) -> None:
-        self.engine.close()
-        self.reader.close()
+        try:
+            self.flush_telemetry()
+        finally:
+            self.engine.close()
+            self.reader.close()
 
     def __enter__(self) -> Tools:
         return self
@@ -126,6 +144,7 @@ class Tools:
         if self.token is None:
             return None
         cap = capabilities.resolve(self.engine, self.token)
+        self._last_cap = cap
         if cap is None:
             raise Denied("the token is not a valid capability (unknown, expired or revoked)")
         return cap
@@ -157,26 +176,40 @@ class Tools:
     def _scope(self, namespaces: Sequence[str]) -> Iterator[psycopg.Connection]:
         """A read transaction as medallion_tool with row-level security keyed on ``namespaces``."""
         with self.reader.transaction():
-            self.reader.execute("SELECT set_config('medallion.namespaces', %s, true)", (",".join(namespaces),))
-            self.reader.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            self.reader.execute("SELECT set_config('medallion.namespaces', %s, true), "
+                                "set_config('hnsw.iterative_scan', 'relaxed_order', true)", (",".join(namespaces),))
             yield self.reader
 
     def _log(self, tool: str, namespace: str | None, query: str | None, results: Sequence[dict[str, Any]],
              started: float, error: str | None = None) -> None:
-        """One telemetry row per call (SPEC G8), allowed or not."""
+        """One telemetry row per call (SPEC G8), allowed or not.
+
+        Rows are buffered and written in one transaction every ``TELEMETRY_FLUSH_ROWS`` calls, after
+        ``TELEMETRY_FLUSH_SECONDS``, and on close: a commit per call would cost a quarter of a point
+        lookup. A crash loses at most that window of telemetry, never memory.
+        """
         fact_ids = [r["fact_id"] for r in results if r.get("fact_id")]
         chunk_ids = [r["chunk_id"] for r in results if r.get("chunk_id")]
-        try:
-            principal = self.principal
-        except Denied:
-            principal = "invalid-token"
-        with self.reader.transaction():
-            self.reader.execute(
+        if self.token is None:
+            principal = f"local:{getpass.getuser()}"
+        else:  # the capability this call resolved (no second lookup)
+            principal = self._last_cap.capability_id if self._last_cap else "invalid-token"
+        self._telemetry.append((tool, namespace, principal, query, fact_ids, chunk_ids, bool(results),
+                                (time.perf_counter() - started) * 1000, error is None, error))
+        if len(self._telemetry) >= TELEMETRY_FLUSH_ROWS or \
+                time.monotonic() - self._flushed_at >= TELEMETRY_FLUSH_SECONDS:
+            self.flush_telemetry()
+
+    def flush_telemetry(self) -> None:
+        """Write the buffered telemetry rows."""
+        self._flushed_at = time.monotonic()
+        if not self._telemetry or self.reader.closed:
+            return
+        rows, self._telemetry = self._telemetry, []
+        with self.reader.transaction(), self.reader.cursor() as cur:
+            cur.executemany(
                 "INSERT INTO telemetry.retrievals (tool, namespace, principal, query, fact_ids, chunk_ids, hit, "
-                "latency_ms, ok, error) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                (tool, namespace, principal, query, fact_ids, chunk_ids, bool(results),
-                 (time.perf_counter() - started) * 1000, error is None, error),
-            )
+                "latency_ms, ok, error) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", rows)
 
     def _call(self, tool: str, namespace: str | None, query: str | None, fn: Any) -> Any:
         started = time.perf_counter()
@@ -190,24 +223,6 @@ class Tools:
         return result
 
     # ------------------------------------------------------------------ composition with overlays
-    def _overlays_for(self, conn: psycopg.Connection, fact_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
-        if not fact_ids:
-            return {}
-        rows = conn.execute(
-            "SELECT bronze_event_id, fact_id, action, exact, text, note, author, status, anchor_method, span_start, "
-            "span_end, recorded_at FROM silver.overlays WHERE fact_id = ANY(%s) AND status IN ('anchored', "
-            "'reanchored') ORDER BY recorded_at, bronze_event_id",
-            (list(fact_ids),),
-        ).fetchall()
-        found: dict[str, list[dict[str, Any]]] = {}
-        for (event_id, fact_id, action, exact, text, note, author, status, method, start, end, at) in rows:
-            found.setdefault(fact_id, []).append({
-                "overlay_id": event_id, "action": action, "exact": exact, "text": text, "note": note,
-                "author": author, "status": status, "anchor_method": method, "span": (start, end),
-                "recorded_at": _iso(at),
-            })
-        return found
-
     @staticmethod
     def _compose(fact: dict[str, Any], applied: list[dict[str, Any]]) -> dict[str, Any]:
         """The fact as served: edits and redactions applied to statement and value; the person wins."""
@@ -243,13 +258,16 @@ class Tools:
         return composed
 
     def _facts(self, conn: psycopg.Connection, where: str, params: dict[str, Any], source: str = "silver.facts",
-               order: str = "f.valid_from, f.recorded_at, f.fact_id", limit: int | None = None) -> list[dict[str, Any]]:
+               order: str = "f.valid_from, f.recorded_at, f.fact_id", limit: int | None = None,
+               keep_redactions: bool = False) -> list[dict[str, Any]]:
         sql = FACT_SELECT.format(source=source) + f"WHERE {where} ORDER BY {order}"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        rows = [silver_queries.as_json(r) for r in conn.execute(sql, params).fetchall()]
-        applied = self._overlays_for(conn, [r["fact_id"] for r in rows])
-        return [self._finish(self._compose(r, applied.get(r["fact_id"], []))) for r in rows]
+        composed = []
+        for row in conn.execute(sql, params).fetchall():
+            applied = [{**o, "span": tuple(o["span"])} for o in (row[-1] or [])]
+            composed.append(self._compose(silver_queries.as_json(row[:-1]), applied))
+        return composed if keep_redactions else [self._finish(r) for r in composed]
 
     @staticmethod
     def _finish(fact: dict[str, Any]) -> dict[str, Any]:
@@ -395,7 +413,8 @@ class Tools:
                 k: int, subject: str | None, predicate: str | None, min_authority: int | None,
                 include_superseded: bool, when: datetime | None, include_chunks: bool) -> list[dict[str, Any]]:
         filters = ["f.namespace = %(ns)s", "f.embedding IS NOT NULL"]
-        params: dict[str, Any] = {"ns": namespace, "q": str(vector), "tsq": tsq, "n": CANDIDATES}
+        params: dict[str, Any] = {"ns": namespace, "q": str(vector), "tsq": tsq, "n": CANDIDATES,
+                                  "tsq_all": tsq.replace(" | ", " & ") if tsq else None}
         if subject:
             ids = entities.find(conn, namespace, subject)
             if not ids:
@@ -415,6 +434,7 @@ class Tools:
         elif not include_superseded:
             filters.append("f.valid_to IS NULL")
         where = " AND ".join(filters)
+        filtered = bool(subject or predicate or min_authority is not None or when is not None)
         ranked: dict[str, float] = {}
         vec_rows = conn.execute(
             f"SELECT f.fact_id FROM {source} f WHERE {where} ORDER BY f.embedding <=> %(q)s::vector LIMIT %(n)s",
@@ -422,10 +442,18 @@ class Tools:
         for rank, (fid,) in enumerate(vec_rows, start=1):
             ranked[fid] = ranked.get(fid, 0.0) + 1.0 / (RRF_K + rank)
         if tsq:
+            # full-text candidates through the owner function (the GIN index cannot serve `@@` under
+            # row-level security), then the same filters as the vector list, in rank order
             fts_rows = conn.execute(
-                f"SELECT f.fact_id FROM {source} f WHERE {where} AND to_tsvector('english', f.statement) @@ "
-                "to_tsquery('english', %(tsq)s) ORDER BY ts_rank_cd(to_tsvector('english', f.statement), "
-                "to_tsquery('english', %(tsq)s)) DESC, f.fact_id LIMIT %(n)s", params).fetchall()
+                "SELECT fact_id FROM silver.fts_facts(%(ns)s, %(tsq_all)s, %(tsq)s, %(fts_n)s, %(current_only)s)",
+                {**params, "fts_n": CANDIDATES * 4 if filtered else CANDIDATES,
+                 "current_only": when is None and not include_superseded},
+            ).fetchall()
+            if filtered:  # the function filters by namespace and currency only: apply the rest, keep its order
+                keep = {r[0] for r in conn.execute(
+                    f"SELECT f.fact_id FROM {source} f WHERE {where} AND f.fact_id = ANY(%(ids)s)",
+                    {**params, "ids": [r[0] for r in fts_rows]}).fetchall()}
+                fts_rows = [r for r in fts_rows if r[0] in keep][:CANDIDATES]
             for rank, (fid,) in enumerate(fts_rows, start=1):
                 ranked[fid] = ranked.get(fid, 0.0) + 1.0 / (RRF_K + rank)
 
@@ -441,9 +469,8 @@ class Tools:
                 chunk_scores[cid] = chunk_scores.get(cid, 0.0) + 1.0 / (RRF_K + rank)
             if tsq:
                 for rank, (cid,) in enumerate(conn.execute(
-                        f"SELECT c.chunk_id FROM silver.chunks c WHERE {cfilter} AND c.tsv @@ "
-                        "to_tsquery('english', %(tsq)s) ORDER BY ts_rank_cd(c.tsv, to_tsquery('english', %(tsq)s)) "
-                        "DESC, c.chunk_id LIMIT %(n)s", params).fetchall(), start=1):
+                        "SELECT chunk_id FROM silver.fts_chunks(%(ns)s, %(tsq_all)s, %(tsq)s, %(n)s, %(before)s)",
+                        {**params, "before": when}).fetchall(), start=1):
                     chunk_scores[cid] = chunk_scores.get(cid, 0.0) + 1.0 / (RRF_K + rank)
             if chunk_scores:
                 for row in conn.execute(
@@ -469,26 +496,26 @@ class Tools:
                         continue
                     supported.setdefault(cid, []).append(fid)
                     ranked[fid] = ranked.get(fid, 0.0) + 0.5 * chunk_scores[cid]
-        facts = self._facts(conn, "f.fact_id = ANY(%(ids)s)", {**params, "ids": list(ranked)}, source=source) \
-            if ranked else []
+        # only the best candidates are loaded in full (room for those a redaction removes)
+        best = sorted(ranked, key=lambda fid: (-ranked[fid], fid))[:max(3 * k, 30)]
+        facts = self._facts(conn, "f.fact_id = ANY(%(ids)s)", {**params, "ids": best}, source=source,
+                            keep_redactions=True) if best else []
         by_id = {f["fact_id"]: f for f in facts}
         query_words = _words(query) - _STOP
         results: list[dict[str, Any]] = []
-        redacted_by_event: dict[int, list[str]] = {}
+        redacted_by_event = self._redactions_by_event(conn, sorted({r[1] for r in chunk_rows.values()}))
         for fid, score in ranked.items():
             fact = by_id.get(fid)
             if fact is None:
                 continue
-            redacted = self._redacted_of(conn, fid)
-            if redacted:
-                redacted_by_event.setdefault(fact["provenance"]["bronze_event_id"], []).extend(redacted)
+            redacted = fact.get("_redacted") or []
             if redacted and query_words & set().union(*(_words(r) for r in redacted)):
                 continue  # a search for redacted words does not return the fact
             boost = 1.0 + 0.1 * float(fact.get("importance") or 0) + 0.05 * self._freshness(fact)
-            results.append({**fact, "score": round(score * boost, 6), "kind": "fact"})
+            results.append({**self._finish(fact), "score": round(score * boost, 6), "kind": "fact"})
         for cid, row in chunk_rows.items():
             _, event_id, start, end, text, occurred_at, root, src, seid = row
-            redacted = redacted_by_event.get(event_id) or self._redacted_in_event(conn, event_id)
+            redacted = redacted_by_event.get(event_id, [])
             if redacted and query_words & set().union(*(_words(r) for r in redacted)):
                 continue
             snippet = text
@@ -515,17 +542,17 @@ class Tools:
         return math.exp(-max(age_days, 0.0) / 365.0)
 
     @staticmethod
-    def _redacted_of(conn: psycopg.Connection, fact_id: str) -> list[str]:
-        return [r[0] for r in conn.execute(
-            "SELECT exact FROM silver.overlays WHERE fact_id = %s AND action = 'redact' AND status IN "
-            "('anchored', 'reanchored')", (fact_id,)).fetchall()]
-
-    @staticmethod
-    def _redacted_in_event(conn: psycopg.Connection, event_id: int) -> list[str]:
-        return [r[0] for r in conn.execute(
-            "SELECT o.exact FROM silver.overlays o JOIN silver.facts f ON f.fact_id = o.fact_id "
-            "WHERE f.bronze_event_id = %s AND o.action = 'redact' AND o.status IN ('anchored', 'reanchored')",
-            (event_id,)).fetchall()]
+    def _redactions_by_event(conn: psycopg.Connection, event_ids: Sequence[int]) -> dict[int, list[str]]:
+        """Redacted phrases of the facts of these Bronze events: masked in their chunks' snippets too."""
+        if not event_ids:
+            return {}
+        found: dict[int, list[str]] = {}
+        for event_id, exact in conn.execute(
+                "SELECT f.bronze_event_id, o.exact FROM silver.overlays o JOIN silver.facts f ON f.fact_id = o.fact_id "
+                "WHERE f.bronze_event_id = ANY(%s) AND o.action = 'redact' AND o.status IN ('anchored', 'reanchored')",
+                (list(event_ids),)).fetchall():
+            found.setdefault(event_id, []).append(exact)
+        return found
 
     # ------------------------------------------------------------------ recall (G5)
     def recall(self, query: str, *, namespace: str, stakes: str = "low", k: int = 5) -> dict[str, Any]:

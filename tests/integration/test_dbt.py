@@ -197,11 +197,14 @@ def test_broken_invariant_fails_its_check(database_url: str, tmp_path: Path, adm
 
     # the write path refuses this (a partial unique index); dbt's test is the check that still catches it
     admin_conn.execute("DROP INDEX silver.facts_one_open_version_per_slot")
+    columns = [r[0] for r in admin_conn.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = 'silver' AND table_name = 'facts' "
+        "AND is_generated = 'NEVER' ORDER BY ordinal_position").fetchall()]
+    values = ["fact_id || '-second-open'" if c == "fact_id" else "statement || ' (again)'" if c == "statement" else c
+              for c in columns]
     inserted = admin_conn.execute(
-        "INSERT INTO silver.facts SELECT (jsonb_populate_record(NULL::silver.facts, to_jsonb(f) || "
-        "jsonb_build_object('fact_id', f.fact_id || '-second-open', 'statement', f.statement || ' (again)'))).* "
-        "FROM (SELECT * FROM silver.facts WHERE cardinality = 'one' AND valid_to IS NULL AND NOT contested "
-        "ORDER BY fact_id LIMIT 1) f").rowcount
+        f"INSERT INTO silver.facts ({', '.join(columns)}) SELECT {', '.join(values)} FROM silver.facts "
+        "WHERE cardinality = 'one' AND valid_to IS NULL AND NOT contested ORDER BY fact_id LIMIT 1").rowcount
     assert inserted == 1
     result = dg.materialize([dbt_build], resources=resources, raise_on_error=False)
     evaluations = {e.check_name: e for e in result.get_asset_check_evaluations()}
