@@ -6,19 +6,31 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test ui docs bench lint clean
 
+HS_VENV := .venv-hindsight
+HS_STAMP := $(HS_VENV)/.installed
+
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e ".[dev]"
+	$(BIN)/pip install --quiet -e ".[dev,hindsight]"
 	touch $(STAMP)
+
+# A real Hindsight server for the tests (SPEC A2), in its own virtualenv: it needs protobuf>=7,
+# which dagster and dbt exclude. Local embeddings need torch (CPU) and sentence-transformers.
+$(HS_STAMP): Makefile
+	test -x $(HS_VENV)/bin/python || $(PYTHON) -m venv $(HS_VENV)
+	$(HS_VENV)/bin/pip install --quiet --upgrade pip
+	$(HS_VENV)/bin/pip install --quiet torch==2.13.0
+	$(HS_VENV)/bin/pip install --quiet "hindsight-api-slim==1.1.0" "sentence-transformers>=3"
+	touch $(HS_STAMP)
 
 demo: $(STAMP)
 	$(BIN)/python -m dagster_project.demo
 
-test: $(STAMP)
+test: $(STAMP) $(HS_STAMP)
 	$(BIN)/ruff check dagster_project tests bench
-	$(BIN)/python -m pytest -q
+	MEDALLION_HINDSIGHT_PYTHON=$(CURDIR)/$(HS_VENV)/bin/python $(BIN)/python -m pytest -q
 
 ui: $(STAMP)
 	$(BIN)/medallion ui
@@ -35,4 +47,4 @@ lint: $(STAMP)
 	$(BIN)/ruff check dagster_project tests bench
 
 clean:
-	rm -rf $(VENV) .medallion
+	rm -rf $(VENV) $(HS_VENV) .medallion

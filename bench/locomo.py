@@ -16,7 +16,9 @@ Configurations, all with the same embedding model (all-MiniLM-L6-v2) and in the 
 (c) ``medallion_heuristic``  the engine with the heuristic distiller: ``Tools.search`` (hybrid
                         facts + chunks, RRF), hits mapped to turns through provenance.
 (d) ``medallion_observations``  the engine with LoCoMo's own ``observation`` facts as the
-                        distiller's output (bench/locomo_replay.py), in a separate database.
+                        distiller's output (bench/locomo_replay.py), in namespaces of their own
+                        (``locomo-<id>-obs``, derived separately, so (c) and (d) never mix; the
+                        chunks' embeddings, same texts, come from the cache (c) filled).
 
 Mapping and metrics. A fact maps to its Bronze event's ``source_event_id``, a chunk to its event's:
 both → ``dia_id``. The hit list becomes a turn list in rank order, each turn at its first
@@ -64,7 +66,6 @@ from bench.common import RESULTS, bench_settings, machine  # noqa: E402
 from bench.locomo_data import CATEGORIES, DEFAULT_PATH, dia_id, load, questions, to_events  # noqa: E402
 from bench.locomo_replay import ObservationReplayDistiller  # noqa: E402
 from dagster_project.bronze.ingest import ingest_events  # noqa: E402
-from dagster_project.db import embedded  # noqa: E402
 from dagster_project.db.connection import connect, ensure_ready  # noqa: E402
 from dagster_project.gold.tools import _tsquery, open_tools  # noqa: E402
 from dagster_project.settings import Settings  # noqa: E402
@@ -281,31 +282,31 @@ class TurnBaselines:
 
 def build_medallion(settings: Settings, samples: list[dict[str, Any]], distiller: Any, suffix: str = ""
                     ) -> dict[str, Any]:
-    """Ingest one namespace per conversation and derive Silver with ``distiller``; counts and seconds."""
+    """Ingest one namespace per conversation (name + ``suffix``) and derive them with ``distiller``.
+
+    Only these namespaces are derived, so two configurations can share one database (and its
+    embedding cache, keyed by text) without mixing: each searches its own namespaces.
+    """
     conn = connect(settings, "engine", autocommit=True)
     try:
         events = [{**e, "namespace": e["namespace"] + suffix} for s in samples for e in to_events(s)]
+        spaces = sorted({e["namespace"] for e in events})
         t0 = time.perf_counter()
         ingest_events(conn, events, origin="bench")
         ingest_s = time.perf_counter() - t0
-        report = derive(conn, settings, distiller=distiller)
+        report = derive(conn, settings, namespaces=spaces, distiller=distiller)
         counts = dict(zip(("facts", "current_facts", "chunks", "working_memory"), conn.execute(
-            "SELECT (SELECT count(*) FROM silver.facts), (SELECT count(*) FROM silver.facts WHERE valid_to IS NULL), "
-            "(SELECT count(*) FROM silver.chunks), (SELECT count(*) FROM silver.working_memory)").fetchone(),
+            "SELECT (SELECT count(*) FROM silver.facts WHERE namespace = ANY(%(ns)s)), "
+            "(SELECT count(*) FROM silver.facts WHERE namespace = ANY(%(ns)s) AND valid_to IS NULL), "
+            "(SELECT count(*) FROM silver.chunks WHERE namespace = ANY(%(ns)s)), "
+            "(SELECT count(*) FROM silver.working_memory WHERE namespace = ANY(%(ns)s))", {"ns": spaces}).fetchone(),
             strict=True))
     finally:
         conn.close()
     return {"events": len(events), **counts, "decisions": dict(report.decisions),
             "failures": len(report.failures), "embeddings_encoded": report.embeddings_encoded,
-            "ingest_seconds": round(ingest_s, 2), "derive_seconds": round(report.seconds, 2)}
-
-
-def second_database(settings: Settings, name: str) -> Settings:
-    """Settings for another fresh database on the same embedded server."""
-    with psycopg.connect(embedded.with_database(settings.database_url, "postgres"), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return settings.model_copy(update={"database_url": embedded.with_database(settings.database_url, name)})
+            "embedding_cache_hits": report.cache_hits, "ingest_seconds": round(ingest_s, 2),
+            "derive_seconds": round(report.seconds, 2)}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -451,13 +452,12 @@ def main() -> None:
         baselines.close()
 
         if not args.skip_observations:
-            print("(d) ingest + derive, LoCoMo observations replayed (separate database) …", flush=True)
-            obs_settings = second_database(settings, "locomo_obs")
+            print(f"(d) ingest + derive, LoCoMo observations replayed (namespaces *{OBS_SUFFIX}) …", flush=True)
             replay = ObservationReplayDistiller(samples)
-            built_d = build_medallion(obs_settings, samples, replay, suffix=OBS_SUFFIX)
+            built_d = build_medallion(settings, samples, replay, suffix=OBS_SUFFIX)
             built_d["observations_served"] = replay.served
             print(f"  {built_d}")
-            items, seconds = run_medallion(obs_settings, qs, args.search_k, suffix=OBS_SUFFIX)
+            items, seconds = run_medallion(settings, qs, args.search_k, suffix=OBS_SUFFIX)
             record("medallion_observations", items, seconds, build=built_d)
 
     order = [n for n in CONFIG_LABELS if n in configs]

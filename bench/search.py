@@ -398,11 +398,11 @@ def diagnose(tools, engine, admin, settings, queries: list[str], sources: list[d
 
     Not part of the targets; it is here so that a slow figure above comes with its cause.
     """
-    from dagster_project.gold.tools import CANDIDATES, FACT_SELECT, _tsquery
+    from dagster_project.gold.tools import CANDIDATES, FACT_SELECT, _tsqueries
 
     where = "f.namespace = %(ns)s AND f.embedding IS NOT NULL AND f.valid_to IS NULL"
     vec_sql = f"SELECT f.fact_id FROM silver.facts f WHERE {where} ORDER BY f.embedding <=> %(q)s::vector LIMIT %(n)s"
-    fts_sql = "SELECT fact_id FROM silver.fts_facts(%(ns)s, replace(%(tsq)s, ' | ', ' & '), %(tsq)s, 50, true)"
+    fts_sql = "SELECT fact_id FROM silver.fts_facts(%(ns)s, %(tsq_all)s, %(tsq_pairs)s, %(tsq)s, 50, true)"
     hydrate = FACT_SELECT.format(source="silver.facts") + "WHERE f.fact_id = ANY(%(ids)s)"
     join = "LEFT JOIN gold.event_provenance p ON p.event_id = f.bronze_event_id"
     no_prov = hydrate.replace(join, "").replace("p.source_event_id", "NULL") if join in hydrate else None
@@ -418,7 +418,7 @@ def diagnose(tools, engine, admin, settings, queries: list[str], sources: list[d
     candidates = []
     for query in queries:
         params = {"ns": NAMESPACE, "q": str(tools_module._query_vector(settings.embedding_model, query)),
-                  "tsq": _tsquery(query), "n": CANDIDATES}
+                  "n": CANDIDATES, **_tsqueries(query)}
         with tools._scope([NAMESPACE]) as conn:
             ids = [r[0] for r in clock("search: vector candidates (tool, LIMIT 50)", conn, vec_sql, params)]
             if params["tsq"]:

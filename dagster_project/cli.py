@@ -688,6 +688,48 @@ def _statement_rows(rows: list[dict[str, Any]], as_json: bool, title: str) -> No
     out.print(table)
 
 
+@app.command("audit")
+def audit_cmd(as_json: JsonOpt = False) -> None:
+    """Run the drift audit now (SPEC A1); exit 1 when any finding is an error."""
+    from dagster_project.audit import drift
+
+    settings = _settings()
+    conn = _connect(settings)
+    require_admin(acting_capability(settings, conn))
+    with err.status("auditing Bronze, Silver, projections and stale facts…"):
+        report = drift.run_audit(conn, settings, hindsight_sample=drift.configured_sampler(settings))
+        drift.store(conn, report)
+    if as_json:
+        emit_json(report.as_json())
+    elif not report.findings:
+        out.print(f"drift audit {report.run_id}: clean ({report.seconds:.1f}s)")
+    else:
+        table = Table("check", "severity", "namespace", "detail", title=f"drift audit {report.run_id}")
+        for f in report.findings:
+            table.add_row(f.check, f.severity, f.namespace or "", f.detail)
+        out.print(table)
+    raise typer.Exit(0 if report.ok else 1)
+
+
+@app.command("wiki")
+def wiki_cmd(as_json: JsonOpt = False) -> None:
+    """Compile the wiki from the ledger now (SPEC G10)."""
+    from dagster_project.gold.tools import open_tools
+    from dagster_project.gold.wiki import compile_wiki
+
+    settings = _settings()
+    conn = _connect(settings)
+    require_admin(acting_capability(settings, conn))
+    with open_tools(None, settings, origin="cli") as tools:
+        result = compile_wiki(settings, conn, tools)
+    summary = {"pages": len(result.pages), "removed": len(result.removed), "root": str(settings.wiki_root),
+               "ledger_hash": result.ledger_hash}
+    if as_json:
+        emit_json(summary)
+    else:
+        out.print(f"{summary['pages']} pages in {summary['root']} ({summary['removed']} removed)")
+
+
 @app.command("mcp")
 def mcp_cmd(http: Annotated[int | None, typer.Option("--http", help="Serve streamable HTTP on 127.0.0.1:PORT.")]
             = None) -> None:

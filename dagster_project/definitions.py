@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dagster as dg
 
+from dagster_project.audit import assets as audit_assets
 from dagster_project.bronze import assets as bronze_assets
 from dagster_project.gold import assets as gold_assets
 from dagster_project.resources import MedallionResource
@@ -24,7 +25,7 @@ incremental = dg.define_asset_job(
     description="Land the inbox and derive only what is new (stale namespaces are re-derived).",
 )
 
-ASSETS = [*bronze_assets.ASSETS, *silver_assets.ASSETS, *gold_assets.ASSETS]
+ASSETS = [*bronze_assets.ASSETS, *silver_assets.ASSETS, *gold_assets.ASSETS, *audit_assets.ASSETS]
 CHECKS = [*bronze_assets.CHECKS]
 
 defs = dg.Definitions(

@@ -47,6 +47,10 @@ class Settings(BaseSettings):
         "judge); tuned in STANDARDS.md.",
     )
     inbox: Path = Field(default_factory=lambda: Path.cwd() / "inbox")
+    wiki_dir: Path | None = Field(
+        default=None, description="Where the compiled wiki is written (default: <home>/wiki)."
+    )
+    audit_sample: int = Field(default=20, ge=0, description="Slots the drift audit samples from Hindsight.")
     data_dictionary_path: Path = Field(
         default_factory=lambda: Path(__file__).resolve().parents[1] / "DATA_DICTIONARY.md",
         description="Where the data dictionary asset writes DATA_DICTIONARY.md (default: the repository root).",
@@ -63,6 +67,11 @@ class Settings(BaseSettings):
     def pgdata(self) -> Path:
         """Data directory of the embedded server."""
         return self.home / "pgdata"
+
+    @property
+    def wiki_root(self) -> Path:
+        """The compiled wiki's folder."""
+        return self.wiki_dir or self.home / "wiki"
 
     @property
     def uses_embedded(self) -> bool:

@@ -9,8 +9,11 @@ from dagster_dbt import build_schedule_from_dbt_selection, dbt_assets
 from dagster_project.bronze.assets import BRONZE_EVENTS, _markdown_table
 from dagster_project.gold import dictionary
 from dagster_project.gold.dbt import TRANSLATOR, dbt_cli, dbt_environment, prepare_manifest, project
+from dagster_project.gold.tools import open_tools
+from dagster_project.gold.wiki import compile_wiki
 from dagster_project.resources import MedallionResource
 
+WIKI = dg.AssetKey(["gold", "wiki"])
 MANIFEST = prepare_manifest()
 MANIFEST_DATABASE = "medallion"  # profiles.yml's default dbname, which `dbt parse` compiles in
 COLUMN_META = dg.AssetKey(["gold", "column_meta"])
@@ -58,25 +61,54 @@ def data_dictionary(context: dg.AssetExecutionContext, medallion: MedallionResou
     })
 
 
+@dg.asset(
+    key=WIKI,
+    deps=[dg.AssetKey(["silver", name]) for name in ("facts", "entities", "edges", "overlays")],
+    group_name="gold",
+    kinds={"python", "markdown"},
+    description="The compiled wiki (SPEC G10): a page per entity and per shared belief, rendered from the ledger "
+    "with overlays applied; page hashes in gold.wiki_pages.",
+)
+def wiki(context: dg.AssetExecutionContext, medallion: MedallionResource) -> dg.MaterializeResult:
+    settings = medallion.settings()
+    with open_tools(None, settings) as tools, medallion.connect() as conn:
+        result = compile_wiki(settings, conn, tools)
+    context.log.info(f"wiki: {len(result.pages)} pages under {settings.wiki_root}")
+    kinds = {kind: sum(1 for p in result.pages if p.kind == kind) for kind in ("entity", "concept")}
+    preview = _markdown_table([{"page": p.path, "title": p.title, "facts": len(p.fact_ids)}
+                               for p in result.pages[:12]]) if result.pages else "_no pages: nothing is believed yet_"
+    return dg.MaterializeResult(metadata={
+        "dagster/row_count": len(result.pages),
+        "entity_pages": kinds["entity"],
+        "concept_pages": kinds["concept"],
+        "removed_pages": len(result.removed),
+        "ledger_hash": result.ledger_hash,
+        "path": dg.MetadataValue.path(str(settings.wiki_root)),
+        "pages": dg.MetadataValue.md(preview),
+    })
+
+
 GOLD_OLAP = "tag:olap"
 refresh_olap_schedule = build_schedule_from_dbt_selection(
     [dbt_build], job_name="refresh_olap", cron_schedule="0 * * * *", dbt_select=GOLD_OLAP,
     schedule_name="refresh_olap_hourly",
 )
 
-# The drift audit (SPEC A1): the Bronze chain check, the dbt invariant tests and the review queue,
-# daily. The Audit issue adds the drift report asset to this job's selection.
+# The drift audit (SPEC A1), daily: the audit asset, the Bronze chain check and the ledger invariants,
+# then the review queue and alerts that list its findings.
 drift_audit_job = dg.define_asset_job(
     "drift_audit",
-    selection=dg.AssetSelection.keys(dg.AssetKey(["gold", "review_queue"]), dg.AssetKey(["gold", "alerts"]))
+    selection=dg.AssetSelection.keys(dg.AssetKey(["gold", "drift_report"]), dg.AssetKey(["gold", "review_queue"]),
+                                     dg.AssetKey(["gold", "alerts"]))
     | dg.AssetSelection.checks_for_assets(BRONZE_EVENTS, dg.AssetKey(["silver", "facts"])),
-    description="Daily drift audit: Bronze chain and checkpoints, ledger invariants, review queue and alerts.",
+    description="Daily drift audit: Bronze chain and checkpoints, coverage, projections, Hindsight, stale facts; "
+    "ledger invariants; review queue and alerts.",
 )
 drift_audit_schedule = dg.ScheduleDefinition(
     name="drift_audit_daily", job=drift_audit_job, cron_schedule="0 3 * * *",
     description="Every day at 03:00: the drift audit.",
 )
 
-ASSETS = [dbt_build, data_dictionary]
+ASSETS = [dbt_build, data_dictionary, wiki]
 JOBS = [drift_audit_job]
 SCHEDULES = [refresh_olap_schedule, drift_audit_schedule]

@@ -130,6 +130,8 @@ class MedallionDbtTranslator(DagsterDbtTranslator):
                 return dg.AssetKey(["bronze", "events"])
             if (schema, name) == ("telemetry", "model_calls"):
                 return dg.AssetKey(["silver", "derivations"])
+            if (schema, name) == ("gold", "wiki_pages"):
+                return dg.AssetKey(["gold", "wiki"])
             return dg.AssetKey([schema, name])
         schema = dbt_resource_props.get("config", {}).get("schema") or dbt_resource_props.get("schema")
         return dg.AssetKey([schema, dbt_resource_props["name"]])

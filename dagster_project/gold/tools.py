@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import getpass
 import hashlib
+import itertools
 import json
 import math
 import re
@@ -40,6 +41,7 @@ from dagster_project.silver.embed import load_model
 REDACTED = "[redacted]"
 TELEMETRY_FLUSH_ROWS = 100
 TELEMETRY_FLUSH_SECONDS = 2.0
+LOW_CONFIDENCE = 0.5
 RRF_K = 60
 CANDIDATES = 50
 _WORD = re.compile(r"[\w'-]+", re.UNICODE)
@@ -96,12 +98,25 @@ def _query_vector(model_name: str, query: str) -> list[float]:
     return load_model(model_name).encode([query], normalize_embeddings=True)[0].tolist()
 
 
-def _tsquery(query: str, joiner: str = " | ") -> str | None:
-    """The query's content words for ``to_tsquery`` (stop words and punctuation dropped), OR-ed by default."""
-    words = [w for w in (m.lower() for m in _WORD.findall(query)) if w not in _STOP and len(w) > 1]
-    cleaned = [re.sub(r"[^\w]", "", w) for w in words]
-    cleaned = [w for w in cleaned if w]
-    return joiner.join(dict.fromkeys(cleaned)) or None
+def _content_words(query: str) -> list[str]:
+    """The query's content words, in order, once each (stop words and punctuation dropped)."""
+    words = [re.sub(r"[^\w]", "", w) for w in (m.lower() for m in _WORD.findall(query))]
+    return list(dict.fromkeys(w for w in words if w and w not in _STOP and len(w) > 1))
+
+
+def _tsquery(query: str) -> str | None:
+    """An OR of the query's content words for ``to_tsquery``."""
+    return " | ".join(_content_words(query)) or None
+
+
+def _tsqueries(query: str) -> dict[str, str | None]:
+    """The three full-text passes: all words, any two of the first eight, any one (see silver.fts_facts)."""
+    words = _content_words(query)
+    if not words:
+        return {"tsq_all": None, "tsq_pairs": None, "tsq": None}
+    head = words[:8]
+    pairs = " | ".join(f"({a} & {b})" for a, b in itertools.combinations(head, 2)) or head[0]
+    return {"tsq_all": " & ".join(words), "tsq_pairs": pairs, "tsq": " | ".join(words)}
 
 
 class Tools:
@@ -113,6 +128,7 @@ class Tools:
         self.origin = origin
         self._telemetry: list[tuple[Any, ...]] = []
         self._last_cap: capabilities.Capability | None = None
+        self._peer: Any = None  # the Hindsight peer, opened on the first low-stakes recall
         self._flushed_at = time.monotonic()
         self.engine = connect(settings, "engine", autocommit=True)
         try:
@@ -130,6 +146,8 @@ class Tools:
     def close(self) -> None:
         try:
             self.flush_telemetry()
+            if self._peer is not None:
+                self._peer.close()
         finally:
             self.engine.close()
             self.reader.close()
@@ -413,8 +431,7 @@ class Tools:
                 k: int, subject: str | None, predicate: str | None, min_authority: int | None,
                 include_superseded: bool, when: datetime | None, include_chunks: bool) -> list[dict[str, Any]]:
         filters = ["f.namespace = %(ns)s", "f.embedding IS NOT NULL"]
-        params: dict[str, Any] = {"ns": namespace, "q": str(vector), "tsq": tsq, "n": CANDIDATES,
-                                  "tsq_all": tsq.replace(" | ", " & ") if tsq else None}
+        params: dict[str, Any] = {"ns": namespace, "q": str(vector), "n": CANDIDATES, **_tsqueries(query)}
         if subject:
             ids = entities.find(conn, namespace, subject)
             if not ids:
@@ -445,7 +462,8 @@ class Tools:
             # full-text candidates through the owner function (the GIN index cannot serve `@@` under
             # row-level security), then the same filters as the vector list, in rank order
             fts_rows = conn.execute(
-                "SELECT fact_id FROM silver.fts_facts(%(ns)s, %(tsq_all)s, %(tsq)s, %(fts_n)s, %(current_only)s)",
+                "SELECT fact_id FROM silver.fts_facts(%(ns)s, %(tsq_all)s, %(tsq_pairs)s, %(tsq)s, %(fts_n)s, "
+                "%(current_only)s)",
                 {**params, "fts_n": CANDIDATES * 4 if filtered else CANDIDATES,
                  "current_only": when is None and not include_superseded},
             ).fetchall()
@@ -469,7 +487,8 @@ class Tools:
                 chunk_scores[cid] = chunk_scores.get(cid, 0.0) + 1.0 / (RRF_K + rank)
             if tsq:
                 for rank, (cid,) in enumerate(conn.execute(
-                        "SELECT chunk_id FROM silver.fts_chunks(%(ns)s, %(tsq_all)s, %(tsq)s, %(n)s, %(before)s)",
+                        "SELECT chunk_id FROM silver.fts_chunks(%(ns)s, %(tsq_all)s, %(tsq_pairs)s, %(tsq)s, %(n)s, "
+                        "%(before)s)",
                         {**params, "before": when}).fetchall(), start=1):
                     chunk_scores[cid] = chunk_scores.get(cid, 0.0) + 1.0 / (RRF_K + rank)
             if chunk_scores:
@@ -556,14 +575,19 @@ class Tools:
 
     # ------------------------------------------------------------------ recall (G5)
     def recall(self, query: str, *, namespace: str, stakes: str = "low", k: int = 5) -> dict[str, Any]:
-        """The retrieval cascade without the Hindsight hop (the Audit issue adds it).
+        """The retrieval cascade (SPEC G5); the answer says which hop answered and why.
 
-        Relational questions naming two known entities go to the graph (when the caller may read);
-        everything else to the ledger (hybrid search, verified). The answer says which hop answered.
+        Relational questions naming two known entities go to the graph (when the caller may read).
+        Low stakes ask the Hindsight peer first when one is configured (fast, possibly lossy): its
+        answers are verified against the ledger (a superseded fact is never served as current) and
+        served as the ledger serves them; no answer, an unreachable peer or a low-confidence answer
+        escalates to the ledger. High stakes go to the ledger, the auditable hop.
         """
         def run() -> dict[str, Any]:
             if stakes not in ("low", "high"):
                 raise ToolError("stakes must be 'low' or 'high'")
+            if not query.strip():
+                raise ToolError("recall needs a non-empty query")
             cap = self._authorize("search", namespace)
             names = self._entities_named(query, namespace)
             relational = re.search(r"\b(relat\w*|connect\w*|know|between|link\w*)\b", query, re.I)
@@ -573,15 +597,39 @@ class Tools:
                 if paths:
                     return {"hop": "graph", "reason": f"relational question about {names[0]} and {names[1]}",
                             "stakes": stakes, "answers": paths}
-            if not query.strip():
-                raise ToolError("recall needs a non-empty query")
+            reason = "high stakes: the auditable ledger answered"
+            if stakes == "low":
+                answers, reason = self._hindsight_hop(query, namespace, k)
+                if answers:
+                    return {"hop": "hindsight", "reason": reason, "stakes": stakes, "answers": answers}
             with self._scope([namespace]) as conn:
                 answers = self._search(conn, namespace, query, _query_vector(self.settings.embedding_model, query),
                                        _tsquery(query), k, None, None, None, False, None, True)
-            reason = ("Hindsight is not configured; the ledger answered" if stakes == "low"
-                      else "high stakes: the auditable ledger answered")
             return {"hop": "ledger", "reason": reason, "stakes": stakes, "answers": answers}
         return self._call("recall", namespace, query, run)
+
+    def _hindsight_hop(self, query: str, namespace: str, k: int) -> tuple[list[dict[str, Any]], str]:
+        """Hindsight's verified answers in the ledger's shape, or none and why the ledger must answer."""
+        if not self.settings.hindsight_url:
+            return [], "Hindsight is not configured; the ledger answered"
+        from dagster_project.audit import hindsight  # the peer adapter; imported only when configured
+
+        try:
+            if self._peer is None:
+                self._peer = hindsight.HindsightPeer(self.settings.hindsight_url)
+            found = hindsight.recall(self._peer, namespace, query, k, conn=self.engine)
+        except hindsight.HindsightError as exc:
+            return [], f"Hindsight did not answer ({exc}); escalated to the ledger"
+        ids = list(dict.fromkeys(a["fact_id"] for a in found if a.get("fact_id")))
+        if not ids:
+            return [], "Hindsight had no current answer; escalated to the ledger"
+        with self._scope([namespace]) as conn:
+            facts = {f["fact_id"]: f for f in self._facts(conn, "f.fact_id = ANY(%(ids)s) AND f.valid_to IS NULL",
+                                                          {"ids": ids})}
+        answers = [{**facts[i], "kind": "fact"} for i in ids if i in facts]
+        if not answers or min(a["confidence"] for a in answers) < LOW_CONFIDENCE:
+            return [], "Hindsight's answer has low confidence; escalated to the ledger"
+        return answers, "low stakes: the Hindsight peer answered; every answer verified against the ledger"
 
     def _entities_named(self, query: str, namespace: str) -> list[str]:
         with self._scope([namespace]) as conn:

@@ -172,7 +172,7 @@ def test_data_dictionary_documents_every_column_and_is_current(
 def test_drift_audit_job_runs_chain_and_ledger_checks(
     built: tuple[Settings, dg.ExecuteInProcessResult], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The daily schedule's job: Bronze chain + ledger invariants as checks, review queue and alerts rebuilt."""
+    """The daily schedule's job: the audit asset, Bronze chain + ledger invariants as checks, review queue, alerts."""
     settings, _ = built
     monkeypatch.setenv("MEDALLION_DATABASE_URL", settings.database_url or "")
     result = defs.resolve_job_def("drift_audit").execute_in_process(instance=dg.DagsterInstance.ephemeral())
@@ -183,7 +183,7 @@ def test_drift_audit_job_runs_chain_and_ledger_checks(
     assert all(checks.values())
     rebuilt = {e.event_specific_data.materialization.asset_key.to_user_string()
                for e in result.get_asset_materialization_events()}
-    assert rebuilt == {"gold/review_queue", "gold/alerts"}
+    assert rebuilt == {"gold/drift_report", "gold/review_queue", "gold/alerts"}
 
 
 def test_broken_invariant_fails_its_check(database_url: str, tmp_path: Path, admin_conn: psycopg.Connection) -> None:

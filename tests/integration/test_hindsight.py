@@ -105,6 +105,7 @@ def test_mirror_then_sampled_audit_finds_each_drift(tools: Tools, engine_conn: p
 
     healed = hindsight.mirror(engine_conn, peer, [ns])
     assert healed["retained"] == 3 and healed["unchanged"] == 0, healed
+    print(f"\nmirror: first {first}\nmirror: unchanged {again}\nmirror: healing {healed}")
     results = hindsight.sample_audit(engine_conn, peer, n=20, namespaces=[ns])
     assert {r["status"] for r in results} == {"agree"}, results
     [porto] = peer.value_of(ns, lives)
@@ -123,6 +124,26 @@ def test_many_valued_slot_mirrors_each_value_as_its_own_document(
     results = hindsight.sample_audit(engine_conn, peer, n=20, namespaces=[ns])
     assert sorted(r["slot"] for r in results) == sorted(f.document_id for f in uses)
     assert {r["status"] for r in results} == {"agree"}
+
+
+def test_mirror_serves_the_fact_with_overlays_so_a_redaction_never_reaches_hindsight(
+        tools: Tools, engine_conn: psycopg.Connection, peer: HindsightPeer, ns: str) -> None:
+    """A2 + G6: the mirror retains the fact as served; a redacted span is masked in Hindsight too."""
+    _ledger(tools, ns)
+    hindsight.mirror(engine_conn, peer, [ns])
+    works = next(f for f in hindsight.ledger_facts(engine_conn, [ns]) if "Acme" in f.statement)
+    out = tools.overlay(works.fact_id, "redact", quote="Acme")
+    assert out.get("anchor_status") in ("anchored", "reanchored"), out
+    assert hindsight.mirror(engine_conn, peer, [ns])["retained"] == 1
+    [memory] = peer.value_of(ns, works.document_id)
+    assert "Acme" not in memory.text and "[redacted]" in memory.text
+    assert "Acme" not in memory.metadata["value_text"]
+    assert {r["status"] for r in hindsight.sample_audit(engine_conn, peer, namespaces=[ns])} == {"agree"}
+    # a redaction made after the last mirror: the verified recall hop serves the ledger's masked text
+    tools.overlay(works.fact_id, "redact", quote="works at")
+    [answer] = [a for a in hindsight.recall(peer, ns, "Where does Alice work?", k=5, conn=engine_conn)
+                if a["fact_id"] == works.fact_id]
+    assert "works at" not in answer["statement"] and "works at" in answer["hindsight_statement"]
 
 
 def test_sample_is_deterministic_and_bounded(tools: Tools, engine_conn: psycopg.Connection, peer: HindsightPeer,
@@ -227,3 +248,42 @@ def test_round_trip_timings(hindsight_url: str, peer: HindsightPeer, ns: str) ->
     for name, values in samples.items():
         print(f"Hindsight {name}: median {statistics.median(values) * 1000:.1f} ms, "
               f"max {max(values) * 1000:.1f} ms over {len(values)}")
+
+
+def test_cascade_hindsight_for_low_stakes_ledger_for_high_never_superseded(
+        settings: Settings, engine_conn: psycopg.Connection, peer: HindsightPeer, hindsight_url: str,  # noqa: F811
+        ns: str) -> None:
+    """G5: low stakes → the Hindsight hop (verified); high stakes → the ledger; never a superseded fact."""
+    configured = settings.model_copy(update={"hindsight_url": hindsight_url})
+    with open_tools(None, configured) as tools:
+        _ledger(tools, ns)
+        hindsight.mirror(engine_conn, peer, [ns])
+        low = tools.recall("Where does Alice live?", namespace=ns, stakes="low")
+        assert low["hop"] == "hindsight" and "Hindsight" in low["reason"]
+        assert any(a["statement"] == "Alice lives in Lisbon." and a["current"] for a in low["answers"])
+        assert {"fact_id", "provenance", "valid_from", "authority"} <= set(low["answers"][0])
+        high = tools.recall("Where does Alice live?", namespace=ns, stakes="high")
+        assert high["hop"] == "ledger" and "high stakes" in high["reason"]
+        # the ledger moves on; Hindsight still holds Lisbon until the next mirror
+        tools.remember(namespace=ns, content="I moved to Porto.", actor=ALICE, kind="transcript")
+        again = tools.recall("Where does Alice live?", namespace=ns, stakes="low")
+        served = [a for a in again["answers"] if a.get("predicate") == "lives_in"]
+        assert all("Lisbon" not in a["statement"] or not a["current"] for a in again["answers"])
+        assert again["hop"] == "ledger" or not served or all(a["valid_to"] is None for a in served)
+
+
+def test_drift_audit_includes_the_hindsight_sample(settings: Settings, engine_conn: psycopg.Connection,
+                                                   peer: HindsightPeer, hindsight_url: str, ns: str) -> None:  # noqa: F811
+    """A1 (d): with HINDSIGHT_URL configured, the audit samples the peer and reports drift as warnings."""
+    from dagster_project.audit import drift
+
+    configured = settings.model_copy(update={"hindsight_url": hindsight_url, "audit_sample": 50})
+    with open_tools(None, configured) as tools:
+        _ledger(tools, ns)
+        hindsight.mirror(engine_conn, peer, [ns])
+        clean = drift.run_audit(engine_conn, configured, hindsight_sample=drift.configured_sampler(configured))
+        assert not [f for f in clean.findings if f.check == "hindsight" and f.namespace == ns]
+        peer.delete(ns, _slot(engine_conn, ns, "works at Acme"))
+        report = drift.run_audit(engine_conn, configured, hindsight_sample=drift.configured_sampler(configured))
+    mine = [f for f in report.findings if f.check == "hindsight" and f.namespace == ns]
+    assert len(mine) == 1 and "missing" in mine[0].detail and mine[0].severity == "warning"

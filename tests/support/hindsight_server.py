@@ -50,7 +50,13 @@ def _free_port() -> int:
 
 
 def _server_python() -> str:
-    return os.environ.get("MEDALLION_HINDSIGHT_PYTHON") or sys.executable
+    """The interpreter with hindsight-api-slim: MEDALLION_HINDSIGHT_PYTHON, else the repository's
+    .venv-hindsight (created by `make test`), else this one."""
+    configured = os.environ.get("MEDALLION_HINDSIGHT_PYTHON")
+    if configured:
+        return configured
+    beside = Path(__file__).resolve().parents[2] / ".venv-hindsight" / "bin" / "python"
+    return str(beside) if beside.exists() else sys.executable
 
 
 def local_model_dir() -> str:

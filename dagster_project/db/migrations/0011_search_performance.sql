@@ -33,11 +33,11 @@ BEGIN
 END
 $$;
 
--- Two passes keep the cost bounded on large namespaces: every statement containing all the query's
--- words (fully ranked), then statements containing any of them, ranked within the first
--- p_loose_cap matches (an OR of common words can match a large share of a namespace).
-CREATE FUNCTION silver.fts_facts(p_namespace text, p_all text, p_any text, p_limit integer,
-                                 p_current_only boolean, p_loose_cap integer DEFAULT 1000)
+-- Three passes keep the cost bounded on large namespaces: statements containing all the query's
+-- words (fully ranked), then any two of them (ranked within the first p_loose_cap matches), then any
+-- one (within p_loose_cap / 4): an OR of common words can match a large share of a namespace.
+CREATE FUNCTION silver.fts_facts(p_namespace text, p_all text, p_pairs text, p_any text, p_limit integer,
+                                 p_current_only boolean, p_loose_cap integer DEFAULT 2000)
 RETURNS TABLE (fact_id text, rank real)
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, silver AS $$
 BEGIN
@@ -52,24 +52,31 @@ BEGIN
             WHERE f.namespace = p_namespace AND f.tsv @@ q AND (NOT p_current_only OR f.valid_to IS NULL)
             ORDER BY rank DESC, f.fact_id
             LIMIT p_limit
+        ), pairs AS (
+            SELECT m.fact_id, 0.5 + ts_rank_cd(m.tsv, q) AS rank
+            FROM (SELECT f.fact_id, f.tsv FROM silver.facts f, to_tsquery('english', p_pairs) q
+                  WHERE f.namespace = p_namespace AND f.tsv @@ q AND (NOT p_current_only OR f.valid_to IS NULL)
+                  LIMIT p_loose_cap) m, to_tsquery('english', p_pairs) q
+            ORDER BY rank DESC, m.fact_id
+            LIMIT p_limit
         ), loose AS (
             SELECT m.fact_id, ts_rank_cd(m.tsv, q) AS rank
             FROM (SELECT f.fact_id, f.tsv FROM silver.facts f, to_tsquery('english', p_any) q
                   WHERE f.namespace = p_namespace AND f.tsv @@ q AND (NOT p_current_only OR f.valid_to IS NULL)
-                  LIMIT p_loose_cap) m, to_tsquery('english', p_any) q
+                  LIMIT p_loose_cap / 4) m, to_tsquery('english', p_any) q
             ORDER BY rank DESC, m.fact_id
             LIMIT p_limit
         )
         SELECT u.fact_id, max(u.rank)::real AS rank
-        FROM (SELECT * FROM strict UNION ALL SELECT * FROM loose) u
+        FROM (SELECT * FROM strict UNION ALL SELECT * FROM pairs UNION ALL SELECT * FROM loose) u
         GROUP BY u.fact_id
         ORDER BY rank DESC, u.fact_id
         LIMIT p_limit;
 END
 $$;
 
-CREATE FUNCTION silver.fts_chunks(p_namespace text, p_all text, p_any text, p_limit integer, p_before timestamptz,
-                                  p_loose_cap integer DEFAULT 1000)
+CREATE FUNCTION silver.fts_chunks(p_namespace text, p_all text, p_pairs text, p_any text, p_limit integer,
+                                  p_before timestamptz, p_loose_cap integer DEFAULT 2000)
 RETURNS TABLE (chunk_id text, rank real)
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, silver AS $$
 BEGIN
@@ -84,26 +91,33 @@ BEGIN
             WHERE c.namespace = p_namespace AND c.tsv @@ q AND (p_before IS NULL OR c.occurred_at <= p_before)
             ORDER BY rank DESC, c.chunk_id
             LIMIT p_limit
+        ), pairs AS (
+            SELECT m.chunk_id, 0.5 + ts_rank_cd(m.tsv, q) AS rank
+            FROM (SELECT c.chunk_id, c.tsv FROM silver.chunks c, to_tsquery('english', p_pairs) q
+                  WHERE c.namespace = p_namespace AND c.tsv @@ q AND (p_before IS NULL OR c.occurred_at <= p_before)
+                  LIMIT p_loose_cap) m, to_tsquery('english', p_pairs) q
+            ORDER BY rank DESC, m.chunk_id
+            LIMIT p_limit
         ), loose AS (
             SELECT m.chunk_id, ts_rank_cd(m.tsv, q) AS rank
             FROM (SELECT c.chunk_id, c.tsv FROM silver.chunks c, to_tsquery('english', p_any) q
                   WHERE c.namespace = p_namespace AND c.tsv @@ q AND (p_before IS NULL OR c.occurred_at <= p_before)
-                  LIMIT p_loose_cap) m, to_tsquery('english', p_any) q
+                  LIMIT p_loose_cap / 4) m, to_tsquery('english', p_any) q
             ORDER BY rank DESC, m.chunk_id
             LIMIT p_limit
         )
         SELECT u.chunk_id, max(u.rank)::real AS rank
-        FROM (SELECT * FROM strict UNION ALL SELECT * FROM loose) u
+        FROM (SELECT * FROM strict UNION ALL SELECT * FROM pairs UNION ALL SELECT * FROM loose) u
         GROUP BY u.chunk_id
         ORDER BY rank DESC, u.chunk_id
         LIMIT p_limit;
 END
 $$;
 
-REVOKE ALL ON FUNCTION silver.fts_facts(text, text, text, integer, boolean, integer),
-    silver.fts_chunks(text, text, text, integer, timestamptz, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION silver.fts_facts(text, text, text, integer, boolean, integer),
-    silver.fts_chunks(text, text, text, integer, timestamptz, integer) TO medallion_tool, medallion_engine;
+REVOKE ALL ON FUNCTION silver.fts_facts(text, text, text, text, integer, boolean, integer),
+    silver.fts_chunks(text, text, text, text, integer, timestamptz, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION silver.fts_facts(text, text, text, text, integer, boolean, integer),
+    silver.fts_chunks(text, text, text, text, integer, timestamptz, integer) TO medallion_tool, medallion_engine;
 
 CREATE OR REPLACE VIEW gold.event_provenance WITH (security_barrier = false) AS
     SELECT e.event_id, e.namespace, e.source, e.source_event_id, e.kind, e.actor, e.occurred_at,

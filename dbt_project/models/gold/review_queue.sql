@@ -75,6 +75,27 @@ select
     array[o.target_fact_id]::text[],
     null::bigint,
     o.recorded_at::timestamptz,
-    'Re-apply the overlay to the fact that now states this (medallion overlay ...) or retract it.'::text
+    'Re-apply it to the fact that now states this (medallion overlay edit|annotate|redact) or retract it '
+    '(medallion overlay retract).'::text
 from {{ ref('stg_silver__overlays') }} as o
 where o.status = 'unanchored'
+
+union all
+
+-- The latest drift audit's errors and warnings (SPEC A1); stale facts are listed above, one by one.
+select
+    ('drift:' || d.run_id || ':' || d.finding_no)::text,
+    coalesce(d.namespace, '(all)')::text,
+    'drift'::text,
+    (case when d.severity = 'error' then 'high' else 'medium' end)::text,
+    d.check_name::text,
+    d.detail::text,
+    array[]::text[],
+    null::bigint,
+    d.audited_at::timestamptz,
+    'Investigate the finding; a rebuild (medallion materialize --full-rebuild) repairs derived drift.'::text
+from {{ ref('stg_gold__drift_report') }} as d
+where d.severity <> 'info'
+  and d.check_name <> 'stale'
+  and d.run_id = (select r.run_id from {{ ref('stg_gold__drift_report') }} as r order by r.audited_at desc, r.run_id
+                  limit 1)
