@@ -183,7 +183,8 @@ class TurnBaselines:
         self.rows: list[tuple[str, str, str]] = []  # (namespace, dia_id, "Speaker: text")
         for sample in samples:
             for e in to_events(sample):
-                self.rows.append((e["namespace"], e["metadata"]["dia_id"], f"{e['metadata']['speaker']}: {e['content']}"))
+                text = f"{e['metadata']['speaker']}: {e['content']}"
+                self.rows.append((e["namespace"], e["metadata"]["dia_id"], text))
         self.text = {(ns, d): t for ns, d, t in self.rows}
         self.bm25: dict[str, dict[str, Any]] = {}
         self.build_seconds: dict[str, float] = {}
@@ -375,9 +376,9 @@ def write_misses(path: Path, config: str, category: str, qs: list[dict[str, Any]
     for rank, (r10, r50, i) in enumerate(rows[:n], start=1):
         q, hits = qs[i], items[i]
         turns = turn_list(hits)
+        ranks = ", ".join(str(turns.index(e) + 1) if e in turns else "–" for e in q["evidence"])
         lines += [f"## {rank}. {q['sample_id']} #{q['index']}: {q['question']}", "",
-                  f"Answer: {q['answer']!s} · R@10 {r10:.2f} · R@50 {r50:.2f}"
-                  f" · evidence rank(s): {', '.join(str(turns.index(e) + 1) if e in turns else '–' for e in q['evidence'])}",
+                  f"Answer: {q['answer']!s} · R@10 {r10:.2f} · R@50 {r50:.2f} · evidence rank(s): {ranks}",
                   "", "Gold evidence:", ""]
         for e in q["evidence"]:
             lines.append(f"- `{e}` {turn_text.get((q['namespace'], e), '?')}")
