@@ -52,6 +52,30 @@ _STOP = frozenset((
     "will", "with", "you", "your",
 ))
 
+# Words that point a question at a predicate ("Where does Bob live?" → lives_in). When a question
+# names a known entity and cues a predicate, that slot's facts are a ranked list of their own in the
+# fusion: the ledger answers the question it was built for, not only what resembles the words.
+PREDICATE_CUES: dict[str, tuple[str, ...]] = {
+    "lives_in": ("live", "lives", "living", "lived", "moved", "move", "home", "reside", "resides", "based"),
+    "works_at": ("work", "works", "working", "worked", "employer", "company", "employed"),
+    "role": ("role", "title", "position", "job"),
+    "email": ("email", "e-mail", "mail"),
+    "birthday": ("birthday", "born", "birth"),
+    "timezone": ("timezone", "tz"),
+    "prefers": ("prefer", "prefers", "like", "likes", "favorite", "favourite"),
+    "dislikes": ("dislike", "dislikes", "hate", "hates", "avoid"),
+    "uses": ("use", "uses", "using", "tool", "tools", "editor"),
+    "owns": ("own", "owns", "owner", "responsible"),
+    "member_of": ("team", "member", "group"),
+    "relationship": ("manager", "reports", "boss", "sibling", "brother", "sister", "married", "partner"),
+    "goal": ("goal", "goals", "achieve"),
+    "plans": ("plan", "plans", "planning"),
+    "attended": ("attend", "attended", "meeting"),
+    "version": ("version", "release"),
+    "name": ("name", "called"),
+    "alias": ("nickname", "alias", "handle"),
+}
+
 FACT_SELECT = """
 SELECT f.fact_id, e.canonical_name, f.predicate, f.value, f.statement, f.valid_from, f.valid_to, f.recorded_at,
        f.superseded_at, f.verified_at, f.authority, f.confidence, f.contested, f.superseded_by, f.importance,
@@ -475,6 +499,10 @@ class Tools:
             for rank, (fid,) in enumerate(fts_rows, start=1):
                 ranked[fid] = ranked.get(fid, 0.0) + 1.0 / (RRF_K + rank)
 
+        slot_ids = self._cued_slot_facts(conn, namespace, query, source, where, params)
+        for rank, fid in enumerate(slot_ids, start=1):
+            ranked[fid] = ranked.get(fid, 0.0) + 1.0 / (RRF_K + rank)
+
         chunk_scores: dict[str, float] = {}
         chunk_rows: dict[str, tuple[Any, ...]] = {}
         if include_chunks and not (subject or predicate or min_authority is not None):
@@ -551,6 +579,26 @@ class Tools:
             })
         results.sort(key=lambda r: (-r["score"], r["kind"], r.get("fact_id") or r.get("chunk_id")))
         return results[:k]
+
+    def _cued_slot_facts(self, conn: psycopg.Connection, namespace: str, query: str, source: str, where: str,
+                         params: dict[str, Any]) -> list[str]:
+        """Facts of the slots a question asks about: a named entity and a cued predicate (see PREDICATE_CUES)."""
+        words = _words(query)
+        predicates = [p for p, cues in PREDICATE_CUES.items() if words & set(cues)]
+        if not predicates:
+            return []
+        names = conn.execute(
+            "SELECT entity_id FROM silver.entities WHERE namespace = %s AND length(canonical_name) > 1 AND "
+            "(position(lower(canonical_name) in lower(%s)) > 0 OR EXISTS (SELECT 1 FROM unnest(aliases) a "
+            "WHERE length(a) > 2 AND position(a in lower(%s)) > 0))", (namespace, query, query)).fetchall()
+        if not names:
+            return []
+        rows = conn.execute(
+            f"SELECT f.fact_id FROM {source} f WHERE {where} AND f.subject_id = ANY(%(cue_ids)s) "
+            "AND f.predicate = ANY(%(cue_preds)s) ORDER BY f.valid_to IS NULL DESC, f.authority, f.valid_from DESC, "
+            "f.fact_id LIMIT %(n)s",
+            {**params, "cue_ids": [r[0] for r in names], "cue_preds": predicates}).fetchall()
+        return [r[0] for r in rows]
 
     @staticmethod
     def _freshness(fact: dict[str, Any]) -> float:
