@@ -164,6 +164,14 @@ def test_search_answers_and_never_presents_superseded_as_current(world: dict[str
         assert supported & current_ids, "the Madrid chunk is returned with the current fact it supports"
 
 
+def test_a_question_about_a_slot_ranks_that_slot_first(world: dict[str, Any]) -> None:
+    """G4: 'Where does Bob live?' names Bob and cues lives_in: the current lives_in fact comes first,
+    although its statement ('Bob moved to Porto ...') shares no content word with the question."""
+    with open_tools(None, world["settings"]) as tools:
+        [top, *_] = tools.search("Where does Bob live?", namespace=OWN, k=5)
+    assert top["predicate"] == "lives_in" and top["value"] == "Porto" and top["current"]
+
+
 # ------------------------------------------------------------------ the capability matrix (G2)
 VERB_CALLS = {
     "search": lambda t, ns: t.search("Where does anyone live?", namespace=ns),
