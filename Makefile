@@ -39,9 +39,7 @@ docs: $(STAMP)
 	$(BIN)/medallion docs
 
 bench: $(STAMP)
-	$(BIN)/python bench/ingest.py
-	$(BIN)/python bench/derive.py
-	$(BIN)/python bench/threshold.py
+	$(BIN)/python bench/run_all.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check dagster_project tests bench
