@@ -387,3 +387,21 @@ def test_remember_through_cli_then_found(world: dict[str, Any], monkeypatch: pyt
     assert again["status"] == "duplicate"
     hits = json.loads(runner.invoke(app, ["search", "green tea", "-n", OWN, "--json"]).stdout)
     assert any("green tea" in h["statement"] for h in hits)
+
+
+def test_overlay_and_read_through_the_cli(world: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI forms scripts rely on: `overlay annotate|redact FACT_ID --quote ... --json`, then `read --json`."""
+    fact = _fact(world["settings"], OWN, "Bob", "lives_in")
+    _cli_env(monkeypatch, world["settings"])
+    runner = CliRunner()
+    noted = runner.invoke(app, ["overlay", "annotate", fact["fact_id"], "--quote", "Porto", "--note",
+                                "confirmed by HR", "--json"])
+    assert noted.exit_code == 0, noted.output
+    assert json.loads(noted.stdout)["anchor_status"] == "anchored"
+    redacted = runner.invoke(app, ["overlay", "redact", fact["fact_id"], "--quote", "Porto", "--json"])
+    assert redacted.exit_code == 0, redacted.output
+    [read] = json.loads(runner.invoke(app, ["read", fact["fact_id"], "--json"]).stdout)
+    assert "Porto" not in json.dumps(read) and REDACTED in read["statement"]
+    assert {o["action"] for o in read["overlays"]} == {"annotate", "redact"}
+    missing = runner.invoke(app, ["overlay", "redact", fact["fact_id"], "--quote", "Atlantis", "--json"])
+    assert missing.exit_code == 1 and "is not in fact" in missing.stderr
