@@ -47,6 +47,7 @@ colons and leading zeros fixed, dangling and malformed ids dropped); counts are 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import statistics
@@ -314,6 +315,17 @@ def build_medallion(settings: Settings, samples: list[dict[str, Any]], distiller
 # Reporting
 # --------------------------------------------------------------------------------------------------
 
+def code_versions() -> dict[str, str]:
+    """sha256 (first 12 hex digits) of the engine files these figures depend on."""
+    root = Path(__file__).resolve().parents[1] / "dagster_project"
+    names = ("gold/tools.py", "silver/derive.py", "silver/chunks.py", "silver/distill/heuristic.py",
+             "silver/resolve.py", "silver/judge.py")
+    out = {n: hashlib.sha256((root / n).read_bytes()).hexdigest()[:12] for n in names if (root / n).exists()}
+    migrations = sorted((root / "db" / "migrations").glob("*.sql"))
+    out["db/migrations"] = hashlib.sha256(b"".join(m.read_bytes() for m in migrations)).hexdigest()[:12]
+    return out
+
+
 def timing(seconds: list[float]) -> dict[str, float]:
     ordered = sorted(seconds)
     return {"queries": len(seconds), "total_s": round(sum(seconds), 2),
@@ -477,6 +489,7 @@ def main() -> None:
     total = time.perf_counter() - started
     payload = {
         "machine": machine(),
+        "code": code_versions(),
         "benchmark": "LoCoMo evidence recall (SPEC P6)",
         "data": {"path": str(Path(args.data).resolve()), "licence": "CC BY-NC 4.0 (snap-research/LoCoMo)",
                  "conversations": [s["sample_id"] for s in samples],
