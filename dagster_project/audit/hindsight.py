@@ -40,6 +40,8 @@ from typing import Any, TypeVar
 
 import psycopg
 
+from dagster_project.gold.tools import OVERLAYS_JOIN
+
 T = TypeVar("T")
 
 RECALL_TYPES = ["world", "experience"]  # a background worker also writes observations; those are derived
@@ -53,16 +55,7 @@ _FACTS_SQL = """
 SELECT f.fact_id, f.namespace, f.subject_id, f.predicate, f.cardinality, f.value, f.value_text, f.statement,
        f.valid_from, f.valid_to, f.authority, f.contested, ov.overlays
 FROM silver.facts f
-LEFT JOIN LATERAL (
-    SELECT json_agg(json_build_object(
-               'overlay_id', o.bronze_event_id, 'action', o.action, 'exact', o.exact, 'text', o.text,
-               'note', o.note, 'author', o.author, 'status', o.status, 'anchor_method', o.anchor_method,
-               'span', json_build_array(o.span_start, o.span_end), 'recorded_at', o.recorded_at)
-           ORDER BY o.recorded_at, o.bronze_event_id) AS overlays
-    FROM silver.overlays o
-    WHERE o.fact_id = f.fact_id AND o.status IN ('anchored', 'reanchored')
-) ov ON true
-WHERE (%(ns)s::text[] IS NULL OR f.namespace = ANY(%(ns)s)) {extra}
+""" + OVERLAYS_JOIN + """WHERE (%(ns)s::text[] IS NULL OR f.namespace = ANY(%(ns)s)) {extra}
 ORDER BY f.namespace, f.subject_id, f.predicate, f.valid_from, f.fact_id
 """
 _AUTHORITATIVE = "AND f.valid_to IS NULL AND NOT f.contested AND f.authority <= %(max_authority)s"

@@ -76,14 +76,8 @@ PREDICATE_CUES: dict[str, tuple[str, ...]] = {
     "alias": ("nickname", "alias", "handle"),
 }
 
-FACT_SELECT = """
-SELECT f.fact_id, e.canonical_name, f.predicate, f.value, f.statement, f.valid_from, f.valid_to, f.recorded_at,
-       f.superseded_at, f.verified_at, f.authority, f.confidence, f.contested, f.superseded_by, f.importance,
-       f.bronze_event_id, f.namespace, f.source, p.source_event_id, f.provenance_root
-       , ov.overlays
-FROM {source} f
-JOIN silver.entities e ON e.entity_id = f.subject_id
-LEFT JOIN gold.event_provenance p ON p.event_id = f.bronze_event_id
+# The active overlays of each fact ``f`` as one JSON column ``overlays`` (composed on read, SPEC G6).
+OVERLAYS_JOIN = """
 LEFT JOIN LATERAL (
     SELECT json_agg(json_build_object(
                'overlay_id', o.bronze_event_id, 'action', o.action, 'exact', o.exact, 'text', o.text,
@@ -94,6 +88,17 @@ LEFT JOIN LATERAL (
     WHERE o.fact_id = f.fact_id AND o.status IN ('anchored', 'reanchored')
 ) ov ON true
 """
+
+
+FACT_SELECT = """
+SELECT f.fact_id, e.canonical_name, f.predicate, f.value, f.statement, f.valid_from, f.valid_to, f.recorded_at,
+       f.superseded_at, f.verified_at, f.authority, f.confidence, f.contested, f.superseded_by, f.importance,
+       f.bronze_event_id, f.namespace, f.source, p.source_event_id, f.provenance_root
+       , ov.overlays
+FROM {source} f
+JOIN silver.entities e ON e.entity_id = f.subject_id
+LEFT JOIN gold.event_provenance p ON p.event_id = f.bronze_event_id
+""" + OVERLAYS_JOIN
 
 
 class ToolError(Exception):
