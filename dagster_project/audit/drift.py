@@ -123,14 +123,16 @@ def check_projections(conn: psycopg.Connection, settings: Settings) -> list[Find
                                     f"wiki page {path} differs from what the ledger compiled (edited by hand?); "
                                     "the wiki is a build artifact: recompile it, and put corrections in overlays"))
     embed_fp = embed_fingerprint(settings.embedding_model)
-    for table, text_column, key in (("facts", "statement", "fact_id"), ("chunks", "text", "chunk_id")):
+    # a chunk is embedded with its context (silver/chunks.embed_text)
+    for table, text_column, key in (("facts", "t.statement", "fact_id"),
+                                    ("chunks", "coalesce(t.context || ' ', '') || t.text", "chunk_id")):
         for namespace, missing, mismatched, example in conn.execute(
             f"SELECT t.namespace, count(*) FILTER (WHERE t.embedding IS NULL), "  # noqa: S608 - fixed names
             f"count(*) FILTER (WHERE t.embedding IS NOT NULL AND c.embedding IS NOT NULL "
             f"AND t.embedding <> c.embedding), min(t.{key}) FILTER (WHERE t.embedding IS NULL OR "
             f"(c.embedding IS NOT NULL AND t.embedding <> c.embedding)) "
             f"FROM silver.{table} t LEFT JOIN silver.derivation_cache c ON c.fingerprint = %s "
-            f"AND c.input_hash = encode(sha256(convert_to(t.{text_column}, 'UTF8')), 'hex') "
+            f"AND c.input_hash = encode(sha256(convert_to({text_column}, 'UTF8')), 'hex') "
             f"GROUP BY t.namespace HAVING count(*) FILTER (WHERE t.embedding IS NULL OR (c.embedding IS NOT NULL "
             f"AND t.embedding <> c.embedding)) > 0 ORDER BY 1", (embed_fp,)).fetchall():
             if missing:

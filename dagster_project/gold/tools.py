@@ -31,7 +31,7 @@ import psycopg
 from dagster_project.bronze.contract import OverlayPayload, TextQuoteSelector
 from dagster_project.bronze.ingest import ingest_events
 from dagster_project.db.connection import connect
-from dagster_project.gold import capabilities
+from dagster_project.gold import capabilities, fusion
 from dagster_project.settings import Settings, get_settings
 from dagster_project.silver import entities, overlays
 from dagster_project.silver import queries as silver_queries
@@ -42,7 +42,6 @@ REDACTED = "[redacted]"
 TELEMETRY_FLUSH_ROWS = 100
 TELEMETRY_FLUSH_SECONDS = 2.0
 LOW_CONFIDENCE = 0.5
-RRF_K = 60
 CANDIDATES = 50
 _WORD = re.compile(r"[\w'-]+", re.UNICODE)
 _STOP = frozenset((
@@ -493,15 +492,13 @@ class Tools:
             filters.append("f.valid_to IS NULL")
         where = " AND ".join(filters)
         filtered = bool(subject or predicate or min_authority is not None or when is not None)
-        ranked: dict[str, float] = {}
-        vec_rows = conn.execute(
+        lists: dict[str, list[str]] = {}
+        lists["fact_vector"] = [r[0] for r in conn.execute(
             f"SELECT f.fact_id FROM {source} f WHERE {where} ORDER BY f.embedding <=> %(q)s::vector LIMIT %(n)s",
-            params).fetchall()
-        for rank, (fid,) in enumerate(vec_rows, start=1):
-            ranked[fid] = ranked.get(fid, 0.0) + 1.0 / (RRF_K + rank)
+            params).fetchall()]
         if tsq:
-            # full-text candidates through the owner function (the GIN index cannot serve `@@` under
-            # row-level security), then the same filters as the vector list, in rank order
+            # full-text candidates (BM25) through the owner function (the GIN index cannot serve `@@`
+            # under row-level security), then the same filters as the vector list, in rank order
             fts_rows = conn.execute(
                 "SELECT fact_id FROM silver.fts_facts(%(ns)s, %(tsq_all)s, %(tsq_pairs)s, %(tsq)s, %(fts_n)s, "
                 "%(current_only)s)",
@@ -513,36 +510,36 @@ class Tools:
                     f"SELECT f.fact_id FROM {source} f WHERE {where} AND f.fact_id = ANY(%(ids)s)",
                     {**params, "ids": [r[0] for r in fts_rows]}).fetchall()}
                 fts_rows = [r for r in fts_rows if r[0] in keep][:CANDIDATES]
-            for rank, (fid,) in enumerate(fts_rows, start=1):
-                ranked[fid] = ranked.get(fid, 0.0) + 1.0 / (RRF_K + rank)
+            lists["fact_text"] = [r[0] for r in fts_rows]
+        lists["slot"] = self._cued_slot_facts(conn, namespace, query, source, where, params)
 
-        slot_ids = self._cued_slot_facts(conn, namespace, query, source, where, params)
-        for rank, fid in enumerate(slot_ids, start=1):
-            ranked[fid] = ranked.get(fid, 0.0) + 1.0 / (RRF_K + rank)
-
-        chunk_scores: dict[str, float] = {}
         chunk_rows: dict[str, tuple[Any, ...]] = {}
         if include_chunks and not (subject or predicate or min_authority is not None):
             cfilter = "c.namespace = %(ns)s AND c.embedding IS NOT NULL"
             if when is not None:
                 cfilter += " AND c.occurred_at <= %(when)s"
-            for rank, (cid,) in enumerate(conn.execute(
-                    f"SELECT c.chunk_id FROM silver.chunks c WHERE {cfilter} "
-                    "ORDER BY c.embedding <=> %(q)s::vector LIMIT %(n)s", params).fetchall(), start=1):
-                chunk_scores[cid] = chunk_scores.get(cid, 0.0) + 1.0 / (RRF_K + rank)
+            lists["chunk_vector"] = [r[0] for r in conn.execute(
+                f"SELECT c.chunk_id FROM silver.chunks c WHERE {cfilter} "
+                "ORDER BY c.embedding <=> %(q)s::vector LIMIT %(n)s", params).fetchall()]
             if tsq:
-                for rank, (cid,) in enumerate(conn.execute(
-                        "SELECT chunk_id FROM silver.fts_chunks(%(ns)s, %(tsq_all)s, %(tsq_pairs)s, %(tsq)s, %(n)s, "
-                        "%(before)s)",
-                        {**params, "before": when}).fetchall(), start=1):
-                    chunk_scores[cid] = chunk_scores.get(cid, 0.0) + 1.0 / (RRF_K + rank)
-            if chunk_scores:
+                lists["chunk_text"] = [r[0] for r in conn.execute(
+                    "SELECT chunk_id FROM silver.fts_chunks(%(ns)s, %(tsq_all)s, %(tsq_pairs)s, %(tsq)s, %(n)s, "
+                    "%(before)s)", {**params, "before": when}).fetchall()]
+            chunk_ids = list(dict.fromkeys(lists["chunk_vector"] + lists.get("chunk_text", [])))
+            if chunk_ids:
                 for row in conn.execute(
                         "SELECT c.chunk_id, c.bronze_event_id, c.char_start, c.char_end, c.text, c.occurred_at, "
                         "c.provenance_root, p.source, p.source_event_id FROM silver.chunks c "
                         "LEFT JOIN gold.event_provenance p ON p.event_id = c.bronze_event_id "
-                        "WHERE c.chunk_id = ANY(%s)", (list(chunk_scores),)).fetchall():
+                        "WHERE c.chunk_id = ANY(%s)", (chunk_ids,)).fetchall():
                     chunk_rows[row[0]] = row
+        # turn-level fusion: every list votes once per Bronze event (gold/fusion.py)
+        fact_ids = list(dict.fromkeys(lists["fact_vector"] + lists.get("fact_text", []) + lists["slot"]))
+        event_of: dict[str, Any] = dict(conn.execute(
+            "SELECT fact_id, bronze_event_id FROM silver.facts WHERE fact_id = ANY(%s)", (fact_ids,)).fetchall()
+            if fact_ids else [])
+        event_of.update({cid: row[1] for cid, row in chunk_rows.items()})
+        scores = fusion.fuse(lists, event_of)
         # verify chunk hits against the ledger: the facts each chunk supports, believed now (or then)
         supported: dict[str, list[str]] = {}
         if chunk_rows:
@@ -559,24 +556,20 @@ class Tools:
                                                                                 and row[2] < span_end):
                         continue
                     supported.setdefault(cid, []).append(fid)
-                    ranked[fid] = ranked.get(fid, 0.0) + 0.5 * chunk_scores[cid]
         # only the best candidates are loaded in full (room for those a redaction removes)
-        best = sorted(ranked, key=lambda fid: (-ranked[fid], fid))[:max(3 * k, 30)]
+        best = sorted(fact_ids, key=lambda fid: (-scores[fid], fid))[:max(3 * k, 30)]
         facts = self._facts(conn, "f.fact_id = ANY(%(ids)s)", {**params, "ids": best}, source=source,
                             keep_redactions=True) if best else []
-        by_id = {f["fact_id"]: f for f in facts}
         query_words = _words(query) - _STOP
         results: list[dict[str, Any]] = []
         redacted_by_event = self._redactions_by_event(conn, sorted({r[1] for r in chunk_rows.values()}))
-        for fid, score in ranked.items():
-            fact = by_id.get(fid)
-            if fact is None:
-                continue
+        for fact in facts:
             redacted = fact.get("_redacted") or []
             if redacted and query_words & set().union(*(_words(r) for r in redacted)):
                 continue  # a search for redacted words does not return the fact
             boost = 1.0 + 0.1 * float(fact.get("importance") or 0) + 0.05 * self._freshness(fact)
-            results.append({**self._finish(fact), "score": round(score * boost, 6), "kind": "fact"})
+            results.append({**self._finish(fact), "score": round(scores[fact["fact_id"]] * boost, 6),
+                            "kind": "fact"})
         for cid, row in chunk_rows.items():
             _, event_id, start, end, text, occurred_at, root, src, seid = row
             redacted = redacted_by_event.get(event_id, [])
@@ -589,7 +582,7 @@ class Tools:
                 "kind": "chunk", "chunk_id": cid, "fact_id": None, "subject": None, "predicate": None, "value": None,
                 "statement": snippet, "valid_from": _iso(occurred_at), "valid_to": None, "recorded_at": None,
                 "superseded_at": None, "authority": None, "confidence": None, "contested": False, "current": True,
-                "score": round(chunk_scores[cid], 6), "supports": sorted(supported.get(cid, [])),
+                "score": round(scores[cid], 6), "supports": sorted(supported.get(cid, [])),
                 "span": [start, end],
                 "provenance": {"bronze_event_id": event_id, "namespace": namespace, "source": src,
                                "source_event_id": seid, "provenance_root": root},

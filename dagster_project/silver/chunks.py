@@ -1,5 +1,8 @@
 """Retrieval chunks (SPEC S7): Bronze content split into spans that keep their character offsets.
 
+Each chunk also carries a *context* (the previous turn of its thread and its speaker) that is
+embedded and indexed with it but never served; see ``context_text``.
+
 Short contents (most chat turns) are one chunk. Longer ones split at paragraph, then sentence
 boundaries into windows of at most ``MAX_CHARS``; a chunk never cuts a sentence unless the sentence
 alone is longer than the window.
@@ -10,7 +13,10 @@ from __future__ import annotations
 import hashlib
 import re
 
+import psycopg
+
 MAX_CHARS = 800
+CONTEXT_CHARS = 400  # of the previous turn: enough for a question, not a whole document
 _BOUNDARY = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
 
 
@@ -65,3 +71,51 @@ def containing(spans: list[tuple[int, int]], span: tuple[int, int] | None) -> in
         if overlap > best_overlap:
             best, best_overlap = i, overlap
     return best
+
+
+def speaker(actor: str | None) -> str | None:
+    """The name a turn is spoken by: the actor without its kind prefix ("user:caroline" → "caroline")."""
+    if not actor:
+        return None
+    return actor.split(":", 1)[-1].strip() or None
+
+
+def context_text(actor: str | None, previous: tuple[str | None, str] | None) -> str | None:
+    """A chunk's context: the previous turn of its thread ("speaker: text") and its own speaker.
+
+    Embedded and indexed with the chunk, never served: an answer turn ("Yes, last May!") is found
+    by the words of the question it replies to.
+    """
+    parts: list[str] = []
+    if previous is not None:
+        prev_speaker, prev_text = previous
+        prev_text = prev_text.strip()[:CONTEXT_CHARS]
+        if prev_text:
+            parts.append(f"{speaker(prev_speaker)}: {prev_text}" if speaker(prev_speaker) else prev_text)
+    own = speaker(actor)
+    if own:
+        parts.append(f"{own}:")
+    return "\n".join(parts) or None
+
+
+def embed_text(context: str | None, text: str) -> str:
+    """What a chunk's vector is computed from (the audit recomputes the same string)."""
+    return f"{context} {text}" if context else text
+
+
+def previous_turns(conn: psycopg.Connection, event_ids: list[int]) -> dict[int, tuple[str | None, str]]:
+    """For each event, the previous event of its thread (same namespace and provenance root).
+
+    Bronze order (event_id) decides, so an incremental run and a full rebuild see the same previous
+    turn (R7). Overlays and documents are not turns; an erased event is gone from Bronze, so the
+    turn before it takes its place.
+    """
+    if not event_ids:
+        return {}
+    rows = conn.execute(
+        "SELECT e.event_id, p.actor, p.content FROM bronze.events e "
+        "CROSS JOIN LATERAL (SELECT p.actor, p.content FROM bronze.events p "
+        "  WHERE p.namespace = e.namespace AND p.provenance_root = e.provenance_root AND p.event_id < e.event_id "
+        "    AND p.kind NOT IN ('overlay', 'document') ORDER BY p.event_id DESC LIMIT 1) p "
+        "WHERE e.event_id = ANY(%s)", (event_ids,)).fetchall()
+    return {event_id: (actor, content or "") for event_id, actor, content in rows}

@@ -293,13 +293,17 @@ def _derive_window(
             conn.commit()
             parked.add(event.event_id)
             report.failures.append({"event_id": event.event_id, "step": "distill", "reason": exc.reason})
-    # 2. embed every statement and chunk of the window in one batch (cache first)
+    # 2. embed every statement and chunk (with its context) of the window in one batch (cache first)
+    turns = [e for e in window if e.event_id in distilled and e.kind not in ("document", "overlay")]
+    previous = chunking.previous_turns(conn, [e.event_id for e in turns])
+    contexts = {e.event_id: chunking.context_text(e.actor, previous.get(e.event_id)) for e in turns}
     texts: list[str] = []
     for event in window:
         if event.event_id not in distilled:
             continue
         texts += [c.statement for c in distilled[event.event_id]]
-        texts += [event.content[s:e] for s, e in spans[event.event_id]]
+        texts += [chunking.embed_text(contexts.get(event.event_id), event.content[s:e])
+                  for s, e in spans[event.event_id]]
     vectors = dict(zip(texts, embedder.embed(texts), strict=True)) if texts else {}
     conn.commit()
     # 3. resolve in order against the in-memory ledger; write the window in one transaction. A judge
@@ -315,8 +319,9 @@ def _derive_window(
             states[event.namespace] = NamespaceState(conn, event.namespace)
         state = states[event.namespace]
         try:
-            facts = _resolve_event(state, buffer, event, distilled[event.event_id], spans[event.event_id], vectors,
-                                   judge, settings, fingerprint, report, event.event_id in parked)
+            facts = _resolve_event(state, buffer, event, distilled[event.event_id], spans[event.event_id],
+                                   contexts.get(event.event_id), vectors, judge, settings, fingerprint, report,
+                                   event.event_id in parked)
         except DistillError as exc:  # only a fallible judge gets here, with its event alone in the buffer
             buffer = WriteBuffer()
             states.pop(event.namespace, None)  # reload from what is committed
@@ -343,12 +348,12 @@ def _commit(conn: psycopg.Connection, buffer: WriteBuffer, pending: list[int], r
 
 def _resolve_event(
     state: NamespaceState, buffer: WriteBuffer, event: EventInput, candidates: list[FactCandidate],
-    spans: list[tuple[int, int]], vectors: dict[str, Any], judge: Any, settings: Settings, fingerprint: str,
-    report: DeriveReport, was_parked: bool,
+    spans: list[tuple[int, int]], context: str | None, vectors: dict[str, Any], judge: Any, settings: Settings,
+    fingerprint: str, report: DeriveReport, was_parked: bool,
 ) -> int:
     chunk_ids = [chunking.chunk_id(event.event_id, s, e) for s, e in spans]
-    buffer.chunks += [(cid, event.namespace, event.event_id, s, e, event.content[s:e], event.occurred_at,
-                       event.provenance_root, fingerprint, vectors[event.content[s:e]])
+    buffer.chunks += [(cid, event.namespace, event.event_id, s, e, event.content[s:e], context, event.occurred_at,
+                       event.provenance_root, fingerprint, vectors[chunking.embed_text(context, event.content[s:e])])
                       for (s, e), cid in zip(spans, chunk_ids, strict=True)]
     report.chunks += len(spans)
     if event.kind == "document":

@@ -48,11 +48,17 @@ def test_incremental_batches_equal_full_rebuild(engine_conn: psycopg.Connection,
         ingest_jsonl(engine_conn, b"\n".join(lines[start:end]), origin="test")
         derive(engine_conn, settings)
     incremental = ledger_hash(engine_conn)
+    chunks_sql = ("SELECT md5(string_agg(chunk_id || coalesce(context, '~') || embedding::text, ',' "
+                  "ORDER BY chunk_id)), count(context) FROM silver.chunks")
+    incremental_chunks = engine_conn.execute(chunks_sql).fetchone()
     facts = engine_conn.execute("SELECT count(*) FROM silver.facts").fetchone()[0]
     assert facts > 50
     report = derive(engine_conn, settings, full_rebuild=True)
     assert report.events == len(lines)
     assert ledger_hash(engine_conn) == incremental
+    # chunk contexts (the previous turn of a thread) and their vectors too: Bronze order decides them
+    assert incremental_chunks[1] > 100
+    assert engine_conn.execute(chunks_sql).fetchone() == incremental_chunks
     for ns in ("team-atlas", "locomo-conv-26"):
         assert ledger_hash(engine_conn, ns) != ledger_hash(engine_conn, "team-borealis")
 

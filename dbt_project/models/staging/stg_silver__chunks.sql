@@ -6,6 +6,7 @@ select
     char_start,
     char_end,
     text,
+    context,
     occurred_at,
     provenance_root,
     fingerprint

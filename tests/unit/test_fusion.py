@@ -1,0 +1,31 @@
+"""Turn-level fusion (gold/fusion.py): each ranked list votes once per Bronze event."""
+
+from __future__ import annotations
+
+from dagster_project.gold.fusion import OWN_SHARE, RRF_K, fuse
+
+
+def test_many_items_of_one_event_do_not_outvote_two_lists_that_agree() -> None:
+    # event 1 floods the fact list with five facts; event 2 is second in both lists
+    lists = {"fact_vector": ["f1a", "f1b", "f1c", "f1d", "f1e", "f2"], "chunk_vector": ["c3", "c2"]}
+    event_of = {"f1a": 1, "f1b": 1, "f1c": 1, "f1d": 1, "f1e": 1, "f2": 2, "c2": 2, "c3": 3}
+    scores = fuse(lists, event_of)
+    assert scores["f2"] > scores["f1a"]
+    assert scores["c2"] > scores["c3"]
+    # event 1 counts once, at the first rank: the same as a single item would
+    assert abs((scores["f1a"] - OWN_SHARE / (RRF_K + 1)) - 1 / (RRF_K + 1)) < 1e-12
+
+
+def test_items_of_one_event_keep_their_own_order_and_stay_together() -> None:
+    lists = {"fact_text": ["f1a", "f2", "f1b"], "fact_vector": ["f1b", "f2"]}
+    event_of = {"f1a": 1, "f1b": 1, "f2": 2}
+    scores = fuse(lists, event_of)
+    ranked = sorted(scores, key=lambda item: -scores[item])
+    assert ranked == ["f1b", "f1a", "f2"]  # f1b is in two lists, f1a in one; event 1 leads both lists
+
+
+def test_an_item_without_an_event_is_its_own_event_and_weights_apply() -> None:
+    lists = {"a": ["x", "y"], "b": ["y"]}
+    scores = fuse(lists, {}, weights={"a": 1.0, "b": 0.0})
+    assert scores["x"] > scores["y"]
+    assert fuse(lists, {})["y"] > fuse(lists, {})["x"]
