@@ -14,7 +14,8 @@ Configurations, all with the same embedding model (all-MiniLM-L6-v2) and in the 
     ``tsrank_turns``    (for reference) PostgreSQL full text: ``ts_rank_cd`` of an OR query of the
                         question's content words.
 (c) ``medallion_heuristic``  the engine with the heuristic distiller: ``Tools.search`` (hybrid
-                        facts + chunks, RRF), hits mapped to turns through provenance.
+                        facts + chunks, BM25 full text, contextual chunks, turn-level RRF, one
+                        result per Bronze event), hits mapped to turns through provenance.
 (d) ``medallion_observations``  the engine with LoCoMo's own ``observation`` facts as the
                         distiller's output (bench/locomo_replay.py), in namespaces of their own
                         (``locomo-<id>-obs``, derived separately, so (c) and (d) never mix; the
@@ -34,8 +35,10 @@ others is reported):
 
 Per category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial) and overall,
 both over all five categories and over 1–4. The medallion search asks for ``--search-k`` (50)
-hits; several facts of one turn collapse to one turn, so fewer than 50 distinct turns may come back
-(their mean is reported), which the baselines, returning 50 turns, do not suffer.
+hits; search returns one result per Bronze event (the event's other facts and its chunk ride along
+under ``same_event``), so the 50 hits are 50 turns unless the namespace runs out of candidates (the
+mean count of distinct turns is reported). Before the failure analysis (bench/results/
+locomo_before.json) several facts of one turn took several of the k places.
 
 Evidence ids are cleaned as ``bench.locomo_data.clean_evidence`` says (list entries split, stray
 colons and leading zeros fixed, dangling and malformed ids dropped); counts are in the result.

@@ -547,9 +547,13 @@ def search_cmd(
     predicate: Annotated[str | None, typer.Option("--predicate")] = None,
     min_authority: Annotated[int | None, typer.Option("--min-authority", min=1, max=5)] = None,
     include_superseded: Annotated[bool, typer.Option("--include-superseded")] = False,
+    every_item: Annotated[bool, typer.Option(
+        "--every-item", help="Every matching fact and chunk (default: one result per source event).")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Hybrid search (vector + full text, fused) over facts and chunks, verified against the ledger."""
+    """Hybrid search (vector + full text, fused) over facts and chunks, verified against the ledger.
+
+    Each result is a different source event; its other facts and its chunk are under same_event."""
     when = None
     if as_of:
         try:
@@ -558,7 +562,8 @@ def search_cmd(
             fail(f"--as-of {as_of!r} is not an ISO 8601 timestamp")
     with _tools() as tools:
         rows = tools.search(query, namespace=namespace, k=k, as_of=when, subject=subject, predicate=predicate,
-                            min_authority=min_authority, include_superseded=include_superseded)
+                            min_authority=min_authority, include_superseded=include_superseded,
+                            per_event=not every_item)
     _statement_rows(rows, as_json, f"search: {query}")
 
 

@@ -176,6 +176,8 @@ def build_server(settings: Settings | None = None, *, require_token: bool = Fals
         as_of: Annotated[
             str | None, Field(description="ISO 8601 time with a UTC offset: answer with what was believed then.")
         ] = None,
+        per_event: Annotated[bool, Field(
+            description="One result per source event, its other hits under same_event (false: every item).")] = True,
         token: Token = None,
     ) -> Facts:
         """Hybrid search (vector + full text) over the facts and source chunks of a namespace.
@@ -185,7 +187,7 @@ def build_server(settings: Settings | None = None, *, require_token: bool = Fals
         """
         return run(token, lambda t: t.search(
             query, namespace=namespace, k=k, subject=subject, predicate=predicate, min_authority=min_authority,
-            include_superseded=include_superseded, as_of=as_of), wrap=True)
+            include_superseded=include_superseded, as_of=as_of, per_event=per_event), wrap=True)
 
     @server.tool(annotations=READ_ONLY)
     def read(

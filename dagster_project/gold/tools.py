@@ -442,8 +442,13 @@ class Tools:
     # ------------------------------------------------------------------ search (G4)
     def search(self, query: str, *, namespace: str, k: int = 10, subject: str | None = None,
                predicate: str | None = None, min_authority: int | None = None, include_superseded: bool = False,
-               as_of: datetime | str | None = None, include_chunks: bool = True) -> list[dict[str, Any]]:
+               as_of: datetime | str | None = None, include_chunks: bool = True,
+               per_event: bool = True) -> list[dict[str, Any]]:
         """Hybrid search (SPEC G4): pgvector HNSW + full text over facts and chunks, fused by RRF.
+
+        With ``per_event`` (the default) the k results are k different Bronze events: the best item
+        of each, and the event's other hits (its other facts, its chunk) under ``same_event``, so
+        one turn distilled into three facts does not take three of the k places.
 
         ``min_authority`` keeps facts at least that authoritative (tier ≤ N). ``as_of`` answers with
         what was believed then about then. Chunk hits are verified against the ledger: they carry
@@ -463,8 +468,9 @@ class Tools:
             vector = _query_vector(self.settings.embedding_model, query)
             tsq = _tsquery(query)
             with self._scope([namespace]) as conn:
-                return self._search(conn, namespace, query, vector, tsq, k, subject, predicate, min_authority,
-                                    include_superseded, when, include_chunks)
+                results = self._search(conn, namespace, query, vector, tsq, k, subject, predicate, min_authority,
+                                       include_superseded, when, include_chunks)
+            return _group_by_event(results)[:k] if per_event else results[:k]
         return self._call("search", namespace, query, run)
 
     def _search(self, conn: psycopg.Connection, namespace: str, query: str, vector: list[float], tsq: str | None,
@@ -588,7 +594,7 @@ class Tools:
                                "source_event_id": seid, "provenance_root": root},
             })
         results.sort(key=lambda r: (-r["score"], r["kind"], r.get("fact_id") or r.get("chunk_id")))
-        return results[:k]
+        return results
 
     def _cued_slot_facts(self, conn: psycopg.Connection, namespace: str, query: str, source: str, where: str,
                          params: dict[str, Any]) -> list[str]:
@@ -663,6 +669,7 @@ class Tools:
             with self._scope([namespace]) as conn:
                 answers = self._search(conn, namespace, query, _query_vector(self.settings.embedding_model, query),
                                        _tsquery(query), k, None, None, None, False, None, True)
+            answers = _group_by_event(answers)[:k]
             return {"hop": "ledger", "reason": reason, "stakes": stakes, "answers": answers}
         return self._call("recall", namespace, query, run)
 
@@ -840,6 +847,23 @@ class Tools:
                                                                 approval_id))
             return {**written, "approval_id": approval_id, "status": "approved"}
         return self._call("approve", None, str(approval_id), run)
+
+
+def _group_by_event(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One result per Bronze event, in rank order: the event's best item, its other hits under ``same_event``."""
+    grouped: list[dict[str, Any]] = []
+    first: dict[Any, dict[str, Any]] = {}
+    for item in results:
+        event = (item.get("provenance") or {}).get("bronze_event_id")
+        if event is None or event not in first:
+            item = {**item, "same_event": []}
+            grouped.append(item)
+            if event is not None:
+                first[event] = item
+            continue
+        first[event]["same_event"].append({
+            key: item.get(key) for key in ("kind", "fact_id", "chunk_id", "statement", "current", "score")})
+    return grouped
 
 
 def _single_outcome(result: Any) -> dict[str, Any]:

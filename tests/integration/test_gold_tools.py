@@ -157,7 +157,13 @@ def test_search_answers_and_never_presents_superseded_as_current(world: dict[str
         everything = tools.search("Alice lives in", namespace=OWN, k=20, include_superseded=True)
         old = [h for h in everything if h["kind"] == "fact" and h["value"] == "Lisbon"]
         assert old and all(not h["current"] and h["valid_to"] for h in old)
-        chunk_hits = [h for h in tools.search("Madrid", namespace=OWN, k=10) if h["kind"] == "chunk"]
+        grouped = tools.search("Madrid", namespace=OWN, k=10)
+        events = [h["provenance"]["bronze_event_id"] for h in grouped]
+        assert len(events) == len(set(events)), "one result per source event by default"
+        top = grouped[0]
+        assert "Madrid" in top["statement"] and {i["kind"] for i in top["same_event"]} | {top["kind"]} == {
+            "fact", "chunk"}, "the event's fact and chunk travel together"
+        chunk_hits = [h for h in tools.search("Madrid", namespace=OWN, k=10, per_event=False) if h["kind"] == "chunk"]
         assert chunk_hits and all(h["provenance"]["namespace"] == OWN for h in chunk_hits)
         supported = {f for h in chunk_hits for f in h["supports"]}
         current_ids = {f["fact_id"] for f in tools.current("Alice", "lives_in", namespace=OWN)}
