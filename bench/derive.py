@@ -45,7 +45,8 @@ def p2_p3(events: int, repeats: int) -> dict:
         load_model(settings.embedding_model).encode(["warm up"])  # exclude the one-off model load
         cold = derive(conn, settings, full_rebuild=True)
         texts = [r[0] for r in conn.execute(
-            "SELECT statement FROM silver.facts UNION ALL SELECT text FROM silver.chunks").fetchall()]
+            "SELECT statement FROM silver.facts UNION ALL "  # a chunk is embedded with its context
+            "SELECT coalesce(context || ' ', '') || text FROM silver.chunks").fetchall()]
         texts += [r[0] for r in conn.execute("SELECT statement FROM silver.working_memory").fetchall()]
         unique = sorted(set(texts))
         encode = []

@@ -24,6 +24,10 @@ from dagster_project.bronze.ingest import ingest_events  # noqa: E402
 from dagster_project.db.connection import connect  # noqa: E402
 from dagster_project.silver.derive import derive, ledger_hash  # noqa: E402
 
+# every chunk's id, context (the previous turn of its thread) and vector: Bronze order alone decides them
+CHUNKS_HASH = ("SELECT md5(string_agg(chunk_id || coalesce(context, '~') || embedding::text, ',' ORDER BY chunk_id)) "
+               "FROM silver.chunks")
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -43,19 +47,22 @@ def main() -> None:
             derive(conn, settings)
         incremental_s = time.perf_counter() - t0
         incremental = ledger_hash(conn)
+        incremental_chunks = conn.execute(CHUNKS_HASH).fetchone()[0]
         t0 = time.perf_counter()
         derive(conn, settings, full_rebuild=True)
         full_s = time.perf_counter() - t0
         full = ledger_hash(conn)
+        full_chunks = conn.execute(CHUNKS_HASH).fetchone()[0]
         facts = conn.execute("SELECT count(*) FROM silver.facts").fetchone()[0]
         conn.close()
     result = {"conversations": args.conversations, "events": len(events), "batches": [len(b) for b in batches],
               "facts": facts, "incremental_hash": incremental, "full_rebuild_hash": full,
               "identical": incremental == full, "incremental_s": round(incremental_s, 2),
-              "full_rebuild_s": round(full_s, 2)}
+              "full_rebuild_s": round(full_s, 2), "chunks_identical": incremental_chunks == full_chunks}
     path = write_result("rebuild", {"R7": result})
     print(f"R7: {len(events)} LoCoMo turns in {len(batches)} incremental batches vs one full rebuild: "
-          f"{'identical' if result['identical'] else 'DIFFERENT'} ledger hash ({facts} facts; incremental "
+          f"{'identical' if result['identical'] else 'DIFFERENT'} ledger hash ({facts} facts), chunk contexts and "
+          f"vectors {'identical' if result['chunks_identical'] else 'DIFFERENT'} (incremental "
           f"{result['incremental_s']} s, full rebuild (warm cache) {result['full_rebuild_s']} s)")
     print(f"wrote {path}")
 

@@ -126,8 +126,10 @@ def _rows_locomo(d: dict[str, Any]) -> list[list[str]]:
 def _rows_rebuild(d: dict[str, Any]) -> list[list[str]]:
     r = d["R7"]
     return [["R7", f"incremental ({len(r['batches'])} batches) vs full rebuild, {r['events']:,} LoCoMo turns",
-             "identical ledger hash", f"{'identical' if r['identical'] else 'different'} ({r['facts']:,} facts)",
-             _verdict(r["identical"])]]
+             "identical ledger hash", f"{'identical' if r['identical'] else 'different'} ({r['facts']:,} facts)"
+             + ("" if "chunks_identical" not in r else
+                f"; chunk contexts and vectors {'identical' if r['chunks_identical'] else 'different'}"),
+             _verdict(r["identical"] and r.get("chunks_identical", True))]]
 
 
 def _rows_audit(d: dict[str, Any]) -> list[list[str]]:

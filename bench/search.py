@@ -451,6 +451,11 @@ def diagnose(tools, engine, admin, settings, queries: list[str], sources: list[d
     return out
 
 
+def returned_fact_ids(results: list[dict]) -> set[str]:
+    """Fact ids a search returned: each result's, and those riding along under ``same_event``."""
+    return {r.get("fact_id") for r in results} | {i.get("fact_id") for r in results for i in r.get("same_event", [])}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--facts", type=int, default=None, help="facts in the namespace (default 100000)")
@@ -521,7 +526,7 @@ def main() -> None:
         for rep in range(args.repeats):
             t, outs = timed(search, queries)
             per_rep["search"].append(summary(t))
-            recalls.append(sum(src["fact_id"] in {r.get("fact_id") for r in out}
+            recalls.append(sum(src["fact_id"] in returned_fact_ids(out)
                                for src, out in zip(sources, outs, strict=True)) / len(queries))
             t, bouts = timed(bare, qvecs)
             per_rep["bare"].append(summary(t))

@@ -159,6 +159,21 @@ def _tsqueries(query: str) -> dict[str, str | None]:
     return {"tsq_all": " & ".join(words), "tsq_pairs": pairs, "tsq": " | ".join(words)}
 
 
+def _slot_filters(conn: psycopg.Connection, namespace: str, subject: str | None, predicate: str | None,
+                  where: list[str], params: dict[str, Any]) -> bool:
+    """Add the subject / predicate conditions of a fact query; False when the subject names no entity."""
+    if subject:
+        ids = entities.find(conn, namespace, subject)
+        if not ids:
+            return False
+        where.append("f.subject_id = ANY(%(ids)s)")
+        params["ids"] = ids
+    if predicate:
+        where.append("f.predicate = %(p)s")
+        params["p"] = predicate
+    return True
+
+
 class Tools:
     """Capability-gated access to one memory. Use :func:`open_tools`; close it (or use ``with``)."""
 
@@ -369,15 +384,8 @@ class Tools:
             with self._scope([namespace]) as conn:
                 where = ["f.namespace = %(ns)s"]
                 params: dict[str, Any] = {"ns": namespace}
-                if subject:
-                    ids = entities.find(conn, namespace, subject)
-                    if not ids:
-                        return []
-                    where.append("f.subject_id = ANY(%(ids)s)")
-                    params["ids"] = ids
-                if predicate:
-                    where.append("f.predicate = %(p)s")
-                    params["p"] = predicate
+                if not _slot_filters(conn, namespace, subject, predicate, where, params):
+                    return []
                 if not include_superseded:
                     where.append("f.valid_to IS NULL")
                 return self._facts(conn, " AND ".join(where), params,
@@ -478,15 +486,8 @@ class Tools:
                 include_superseded: bool, when: datetime | None, include_chunks: bool) -> list[dict[str, Any]]:
         filters = ["f.namespace = %(ns)s", "f.embedding IS NOT NULL"]
         params: dict[str, Any] = {"ns": namespace, "q": str(vector), "n": CANDIDATES, **_tsqueries(query)}
-        if subject:
-            ids = entities.find(conn, namespace, subject)
-            if not ids:
-                return []
-            filters.append("f.subject_id = ANY(%(ids)s)")
-            params["ids"] = ids
-        if predicate:
-            filters.append("f.predicate = %(p)s")
-            params["p"] = predicate
+        if not _slot_filters(conn, namespace, subject, predicate, filters, params):
+            return []
         if min_authority is not None:
             filters.append("f.authority <= %(auth)s")
             params["auth"] = int(min_authority)

@@ -95,101 +95,84 @@ INSERT INTO silver.fts_terms (namespace, relation, lexeme, ndoc)
     UNION ALL
     SELECT c.namespace, 'chunks', u.lexeme, count(*) FROM silver.chunks c, unnest(c.tsv) u GROUP BY 1, 3;
 
--- BM25 (k1 = 1.2, b = 0.75) of a tsvector for the query's lexemes: Σ idf · tf · (k1 + 1) /
--- (tf + k1 · (1 − b + b · len / avg len)), idf = ln((N − df + 0.5) / (df + 0.5) + 1).
-CREATE FUNCTION silver.bm25(p_tsv tsvector, p_lexemes text[], p_idf float8[], p_avg_len float8)
-RETURNS float8 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT coalesce(sum(w.idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length(p_tsv) / greatest(p_avg_len, 1)))), 0)
-    FROM unnest(p_tsv) u
-    CROSS JOIN LATERAL (SELECT greatest(coalesce(cardinality(u.positions), 1), 1)::float8 AS tf) t
-    JOIN unnest(p_lexemes, p_idf) AS w(lexeme, idf) ON w.lexeme = u.lexeme
-$$;
-
--- The query's lexemes with their idf in one namespace's relation.
-CREATE FUNCTION silver.bm25_terms(p_namespace text, p_relation text, p_any text,
-                                  OUT lexemes text[], OUT idf float8[], OUT avg_len float8)
+-- The query's lexemes with their idf in one namespace's relation, and `rare`: a tsquery of its rarest
+-- lexemes whose document frequencies add up to at most p_cap (at least the rarest one). The any-word
+-- pass matches on `rare` only: bounded by construction, and a document that matches nothing but
+-- common words would rank low under BM25 anyway.
+CREATE FUNCTION silver.bm25_terms(p_namespace text, p_relation text, p_any text, p_cap integer,
+                                  OUT lexemes text[], OUT idf float8[], OUT avg_len float8, OUT rare tsquery)
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, silver AS $$
     WITH totals AS (
         SELECT coalesce(max(d.docs), 0)::float8 AS n,
                coalesce(max(d.total_len)::float8 / nullif(max(d.docs), 0), 1) AS avg_len
         FROM silver.fts_docs d WHERE d.namespace = p_namespace AND d.relation = p_relation
     ), words AS (
-        SELECT DISTINCT l AS lexeme FROM unnest(tsvector_to_array(to_tsvector('english', replace(p_any, '|', ' ')))) l
+        SELECT w.lexeme, coalesce(t.ndoc, 0) AS ndoc,
+               sum(coalesce(t.ndoc, 0)) OVER (ORDER BY coalesce(t.ndoc, 0), w.lexeme) AS running
+        FROM (SELECT DISTINCT l AS lexeme
+              FROM unnest(tsvector_to_array(to_tsvector('english', replace(p_any, '|', ' ')))) l) w
+        LEFT JOIN silver.fts_terms t ON t.namespace = p_namespace AND t.relation = p_relation AND t.lexeme = w.lexeme
     )
     SELECT array_agg(w.lexeme ORDER BY w.lexeme),
-           array_agg(ln((tot.n - coalesce(t.ndoc, 0) + 0.5) / (coalesce(t.ndoc, 0) + 0.5) + 1) ORDER BY w.lexeme),
-           max(tot.avg_len)
+           array_agg(ln((tot.n - w.ndoc + 0.5) / (w.ndoc + 0.5) + 1) ORDER BY w.lexeme),
+           greatest(max(tot.avg_len), 1),
+           string_agg(quote_literal(w.lexeme), ' | ')
+               FILTER (WHERE w.running <= p_cap OR w.running = (SELECT min(running) FROM words))::tsquery
     FROM words w CROSS JOIN totals tot
-    LEFT JOIN silver.fts_terms t ON t.namespace = p_namespace AND t.relation = p_relation AND t.lexeme = w.lexeme
 $$;
 
--- Candidates as before (all words, any two, any one; the loose passes capped so that an OR of
--- common words stays bounded on a large namespace), now ranked by BM25 over their union.
-CREATE OR REPLACE FUNCTION silver.fts_facts(p_namespace text, p_all text, p_pairs text, p_any text, p_limit integer,
-                                            p_current_only boolean, p_loose_cap integer DEFAULT 2000)
-RETURNS TABLE (fact_id text, rank real)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, silver AS $$
+-- Candidates from three passes (all words, any two, any of the rare words; each capped so that common
+-- words stay bounded on a large namespace), ranked by BM25 over their union. One body serves facts
+-- and chunks: the table, its key and its time filter are the only differences.
+CREATE FUNCTION silver.fts_rank(p_relation text, p_namespace text, p_all text, p_pairs text, p_any text,
+                                p_limit integer, p_current_only boolean, p_before timestamptz, p_cap integer)
+RETURNS TABLE (id text, rank real)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, silver AS $fn$
 DECLARE
-    s record;
+    s      record;
+    key    text := CASE p_relation WHEN 'facts' THEN 'fact_id' WHEN 'chunks' THEN 'chunk_id' END;
+    filter text := CASE p_relation WHEN 'facts' THEN '(NOT $6 OR t.valid_to IS NULL)'
+                                   ELSE '($7::timestamptz IS NULL OR t.occurred_at <= $7)' END;
+    pass   text := 'SELECT t.%1$I AS id, t.tsv FROM silver.%2$I t WHERE t.namespace = $1 '
+                   'AND t.tsv @@ to_tsquery(''english'', %4$s) AND %3$s LIMIT $8';
 BEGIN
+    IF key IS NULL THEN
+        RAISE EXCEPTION 'no full-text search over %', p_relation;
+    END IF;
     IF NOT auth.visible(p_namespace) THEN
         RAISE EXCEPTION 'namespace % is not visible to this transaction', p_namespace
             USING ERRCODE = 'insufficient_privilege';
     END IF;
-    SELECT * INTO s FROM silver.bm25_terms(p_namespace, 'facts', p_any);
-    RETURN QUERY
-        WITH cand AS (
-            (SELECT f.fact_id FROM silver.facts f
-             WHERE f.namespace = p_namespace AND f.tsv @@ to_tsquery('english', p_all)
-               AND (NOT p_current_only OR f.valid_to IS NULL) LIMIT p_loose_cap)
-            UNION
-            (SELECT f.fact_id FROM silver.facts f
-             WHERE f.namespace = p_namespace AND f.tsv @@ to_tsquery('english', p_pairs)
-               AND (NOT p_current_only OR f.valid_to IS NULL) LIMIT p_loose_cap)
-            UNION
-            (SELECT f.fact_id FROM silver.facts f
-             WHERE f.namespace = p_namespace AND f.tsv @@ to_tsquery('english', p_any)
-               AND (NOT p_current_only OR f.valid_to IS NULL) LIMIT p_loose_cap)
-        )
-        SELECT f.fact_id, silver.bm25(f.tsv, s.lexemes, s.idf, s.avg_len)::real AS rank
-        FROM cand JOIN silver.facts f ON f.fact_id = cand.fact_id
-        ORDER BY rank DESC, f.fact_id
-        LIMIT p_limit;
+    SELECT * INTO s FROM silver.bm25_terms(p_namespace, p_relation, p_any, p_cap);
+    -- BM25, k1 = 1.2, b = 0.75: Σ idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b · len / avg len)), set-based
+    RETURN QUERY EXECUTE format(
+        'WITH cand AS (SELECT DISTINCT ON (id) id, tsv FROM ((' || pass || ') UNION ALL ('
+        || replace(pass, '%4$s', '%5$s') || ') UNION ALL ('
+        || replace(pass, 'to_tsquery(''english'', %4$s)', '$12') || ')) p), '
+        'w AS (SELECT * FROM unnest($9::text[], $10::float8[]) AS w(lexeme, idf)) '
+        'SELECT c.id, sum(w.idf * tf.n * 2.2 / (tf.n + 1.2 * (0.25 + 0.75 * length(c.tsv) / $11)))::real AS rank '
+        'FROM cand c CROSS JOIN LATERAL unnest(c.tsv) u JOIN w ON w.lexeme = u.lexeme '
+        'CROSS JOIN LATERAL (SELECT greatest(coalesce(cardinality(u.positions), 1), 1)::float8 AS n) tf '
+        'GROUP BY c.id ORDER BY rank DESC, c.id LIMIT $5', key, p_relation, filter, '$2', '$3')
+        USING p_namespace, p_all, p_pairs, p_any, p_limit, p_current_only, p_before, p_cap,
+              s.lexemes, s.idf, s.avg_len, s.rare;
 END
+$fn$;
+
+CREATE OR REPLACE FUNCTION silver.fts_facts(p_namespace text, p_all text, p_pairs text, p_any text, p_limit integer,
+                                            p_current_only boolean, p_loose_cap integer DEFAULT 2000)
+RETURNS TABLE (fact_id text, rank real)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, silver AS $$
+    SELECT * FROM silver.fts_rank('facts', p_namespace, p_all, p_pairs, p_any, p_limit, p_current_only, NULL,
+                                  p_loose_cap)
 $$;
 
 CREATE OR REPLACE FUNCTION silver.fts_chunks(p_namespace text, p_all text, p_pairs text, p_any text, p_limit integer,
                                              p_before timestamptz, p_loose_cap integer DEFAULT 2000)
 RETURNS TABLE (chunk_id text, rank real)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, silver AS $$
-DECLARE
-    s record;
-BEGIN
-    IF NOT auth.visible(p_namespace) THEN
-        RAISE EXCEPTION 'namespace % is not visible to this transaction', p_namespace
-            USING ERRCODE = 'insufficient_privilege';
-    END IF;
-    SELECT * INTO s FROM silver.bm25_terms(p_namespace, 'chunks', p_any);
-    RETURN QUERY
-        WITH cand AS (
-            (SELECT c.chunk_id FROM silver.chunks c
-             WHERE c.namespace = p_namespace AND c.tsv @@ to_tsquery('english', p_all)
-               AND (p_before IS NULL OR c.occurred_at <= p_before) LIMIT p_loose_cap)
-            UNION
-            (SELECT c.chunk_id FROM silver.chunks c
-             WHERE c.namespace = p_namespace AND c.tsv @@ to_tsquery('english', p_pairs)
-               AND (p_before IS NULL OR c.occurred_at <= p_before) LIMIT p_loose_cap)
-            UNION
-            (SELECT c.chunk_id FROM silver.chunks c
-             WHERE c.namespace = p_namespace AND c.tsv @@ to_tsquery('english', p_any)
-               AND (p_before IS NULL OR c.occurred_at <= p_before) LIMIT p_loose_cap)
-        )
-        SELECT c.chunk_id, silver.bm25(c.tsv, s.lexemes, s.idf, s.avg_len)::real AS rank
-        FROM cand JOIN silver.chunks c ON c.chunk_id = cand.chunk_id
-        ORDER BY rank DESC, c.chunk_id
-        LIMIT p_limit;
-END
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, silver AS $$
+    SELECT * FROM silver.fts_rank('chunks', p_namespace, p_all, p_pairs, p_any, p_limit, false, p_before, p_loose_cap)
 $$;
 
-REVOKE ALL ON FUNCTION silver.bm25_terms(text, text, text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION silver.bm25_terms(text, text, text) TO medallion_engine;
+REVOKE ALL ON FUNCTION silver.bm25_terms(text, text, text, integer),
+    silver.fts_rank(text, text, text, text, text, integer, boolean, timestamptz, integer) FROM PUBLIC;
