@@ -12,6 +12,11 @@ from typing import Literal
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+# Relative defaults are anchored where the process started, not where it happens to be: dbt, run
+# in-process by dagster-dbt (row counts), changes the working directory to the dbt project, and a
+# Settings built after that must still find the same home (and the same embedded server).
+LAUNCH_DIR = Path.cwd()
+
 
 class Settings(BaseSettings):
     """Configuration of one medallion-memory deployment."""
@@ -19,7 +24,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="MEDALLION_", extra="ignore", populate_by_name=True)
 
     home: Path = Field(
-        default_factory=lambda: Path.cwd() / ".medallion",
+        default_factory=lambda: LAUNCH_DIR / ".medallion",
         description="Local state: the embedded server's data, caches, the compiled wiki.",
     )
     database_url: str | None = Field(
@@ -46,7 +51,7 @@ class Settings(BaseSettings):
         description="Cosine above which a fact is a neighbour of a candidate (and a paraphrase for the heuristic "
         "judge); tuned in STANDARDS.md.",
     )
-    inbox: Path = Field(default_factory=lambda: Path.cwd() / "inbox")
+    inbox: Path = Field(default_factory=lambda: LAUNCH_DIR / "inbox")
     wiki_dir: Path | None = Field(
         default=None, description="Where the compiled wiki is written (default: <home>/wiki)."
     )

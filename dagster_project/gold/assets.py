@@ -3,6 +3,8 @@
 No ``from __future__ import annotations`` here: Dagster inspects the real type hints.
 """
 
+import os
+
 import dagster as dg
 from dagster_dbt import build_schedule_from_dbt_selection, dbt_assets
 
@@ -23,13 +25,17 @@ COLUMN_META = dg.AssetKey(["gold", "column_meta"])
 def dbt_build(context: dg.AssetExecutionContext, medallion: MedallionResource):
     """``dbt build`` of the selected models, seeds and tests, streamed; row counts on every table."""
     dbt = dbt_cli()
+    cwd = os.getcwd()
     with dbt_environment(medallion.settings()) as env:
         events = dbt.cli(["build"], context=context).stream()
         # Row counts query the relation names compiled into the manifest, which name the database
         # the project was parsed for; count only when the run targets that database.
         if env["MEDALLION_DBT_DBNAME"] == MANIFEST_DATABASE:
             events = events.fetch_row_counts()
-        yield from events
+        try:
+            yield from events
+        finally:
+            os.chdir(cwd)  # dbt, loaded in-process for the row counts, moves to the project directory
 
 
 @dg.asset(

@@ -106,7 +106,10 @@ def prepare_manifest(force: bool = False) -> Path:
         return manifest
     command = [dbt_executable(), "parse", "--quiet", "--project-dir", str(DBT_PROJECT_DIR),
                "--profiles-dir", str(DBT_PROJECT_DIR)]
-    result = subprocess.run(command, capture_output=True, text=True, check=False, cwd=DBT_PROJECT_DIR)  # noqa: S603
+    # parse with profiles.yml's defaults, never a caller's database: the manifest names `medallion`
+    env = {key: value for key, value in os.environ.items() if key not in _ENV_KEYS}
+    result = subprocess.run(command, capture_output=True, text=True, check=False, cwd=DBT_PROJECT_DIR,  # noqa: S603
+                            env=env)
     if result.returncode != 0:
         raise RuntimeError(f"dbt parse failed; fix the dbt project and retry:\n{result.stdout}\n{result.stderr}")
     stamp.write_text(current)

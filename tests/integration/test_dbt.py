@@ -237,3 +237,27 @@ def test_schedules_and_lineage_are_defined() -> None:
     assert "silver/current_facts" in parents(["gold", "review_queue"])
     assert "bronze/events" in parents(["silver", "facts"])
     assert "gold/alerts" in parents(["gold", "column_meta"])
+
+
+def test_manifest_names_the_default_database_whatever_the_callers_environment(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A manifest parsed while MEDALLION_DBT_DBNAME pointed elsewhere (a test run, `medallion dbt`)
+    must not leak that database into the next run's row counts: parsing ignores the variables."""
+    from dagster_project.gold.dbt import prepare_manifest
+
+    monkeypatch.setenv("MEDALLION_DBT_DBNAME", "somewhere_else")
+    manifest = json.loads(prepare_manifest(force=True).read_text())
+    databases = {n["database"] for n in manifest["nodes"].values() if n["resource_type"] in ("model", "seed")}
+    assert databases == {"medallion"}
+
+
+def test_default_home_does_not_follow_a_change_of_working_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """dbt run in-process (dagster-dbt's row counts) moves to the dbt project; default Settings built
+    after that must still name the same home, or a second embedded server starts under dbt_project/."""
+    from dagster_project.settings import LAUNCH_DIR
+
+    monkeypatch.delenv("MEDALLION_HOME", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert Settings().home == LAUNCH_DIR / ".medallion"
+    assert Settings().inbox == LAUNCH_DIR / "inbox"
