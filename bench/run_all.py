@@ -93,30 +93,33 @@ def _rows_search(d: dict[str, Any]) -> list[list[str]]:
     ]
 
 
+def _recall(metrics: dict[str, Any], scope: str, k: int) -> float:
+    return float((metrics.get(scope) or {}).get(f"R@{k}", 0))
+
+
+def _recall_cells(metrics: dict[str, Any]) -> str:
+    """R@5/10/25/50 over categories 1–4, then over all five."""
+    return " · ".join(" / ".join(f"{_recall(metrics, scope, k):.1f}" for k in (5, 10, 25, 50))
+                      for scope in ("1-4", "all"))
+
+
 def _rows_locomo(d: dict[str, Any]) -> list[list[str]]:
     """One row per retriever: evidence recall@5/10/25/50 (%) over categories 1–4 and over all five."""
     rows = []
     for name, config in (d.get("configs") or {}).items():
         metrics = config.get("metrics") or {}
-        cells = []
-        for scope in ("1-4", "all"):
-            m = metrics.get(scope) or {}
-            cells.append(" / ".join(f"{float(m.get(f'R@{k}', 0)):.1f}" for k in (5, 10, 25, 50)))
         verdict = ""
         if name.startswith("medallion"):  # the target, judged on both scopes
             verdict = " · ".join(
-                _verdict(float((metrics.get(scope) or {}).get("R@5", 0)) >= 65
-                         and float((metrics.get(scope) or {}).get("R@10", 0)) >= 75) + f" ({label})"
+                _verdict(_recall(metrics, scope, 5) >= 65 and _recall(metrics, scope, 10) >= 75) + f" ({label})"
                 for scope, label in (("1-4", "1–4"), ("all", "all")))
         rows.append(["P6", f"LoCoMo evidence recall@5/10/25/50 (%), cat. 1–4 · all five: {config.get('label', name)}",
-                     "≥ 65 / ≥ 75 @5/@10", f"{cells[0]} · {cells[1]}", verdict])
+                     "≥ 65 / ≥ 75 @5/@10", _recall_cells(metrics), verdict])
     before = _load("locomo_before")
     for name, config in ((before or {}).get("configs") or {}).items():
-        metrics = config.get("metrics") or {}
-        cells = [" / ".join(f"{float((metrics.get(scope) or {}).get(f'R@{k}', 0)):.1f}" for k in (5, 10, 25, 50))
-                 for scope in ("1-4", "all")]
         rows.append(["P6", f"before the failure analysis: {config.get('label', name)} "
-                     "(item-level RRF, ts_rank_cd, chunks without context)", "", f"{cells[0]} · {cells[1]}", ""])
+                     "(item-level RRF, ts_rank_cd, chunks without context)", "",
+                     _recall_cells(config.get("metrics") or {}), ""])
     if rows:
         rows.append(["P6", "paper (LoCoMo Table 3): DRAGON over raw turns · over observations", "",
                      "56.7 / 66.2 / 76.7 / 82.7 · R@5 56.2", ""])

@@ -476,14 +476,14 @@ class Tools:
             vector = _query_vector(self.settings.embedding_model, query)
             tsq = _tsquery(query)
             with self._scope([namespace]) as conn:
-                results = self._search(conn, namespace, query, vector, tsq, k, subject, predicate, min_authority,
-                                       include_superseded, when, include_chunks)
-            return _group_by_event(results)[:k] if per_event else results[:k]
+                return self._search(conn, namespace, query, vector, tsq, k, subject, predicate, min_authority,
+                                    include_superseded, when, include_chunks, per_event)
         return self._call("search", namespace, query, run)
 
     def _search(self, conn: psycopg.Connection, namespace: str, query: str, vector: list[float], tsq: str | None,
                 k: int, subject: str | None, predicate: str | None, min_authority: int | None,
-                include_superseded: bool, when: datetime | None, include_chunks: bool) -> list[dict[str, Any]]:
+                include_superseded: bool, when: datetime | None, include_chunks: bool,
+                per_event: bool = True) -> list[dict[str, Any]]:
         filters = ["f.namespace = %(ns)s", "f.embedding IS NOT NULL"]
         params: dict[str, Any] = {"ns": namespace, "q": str(vector), "n": CANDIDATES, **_tsqueries(query)}
         if not _slot_filters(conn, namespace, subject, predicate, filters, params):
@@ -595,7 +595,7 @@ class Tools:
                                "source_event_id": seid, "provenance_root": root},
             })
         results.sort(key=lambda r: (-r["score"], r["kind"], r.get("fact_id") or r.get("chunk_id")))
-        return results
+        return (_group_by_event(results) if per_event else results)[:k]
 
     def _cued_slot_facts(self, conn: psycopg.Connection, namespace: str, query: str, source: str, where: str,
                          params: dict[str, Any]) -> list[str]:
@@ -670,7 +670,6 @@ class Tools:
             with self._scope([namespace]) as conn:
                 answers = self._search(conn, namespace, query, _query_vector(self.settings.embedding_model, query),
                                        _tsquery(query), k, None, None, None, False, None, True)
-            answers = _group_by_event(answers)[:k]
             return {"hop": "ledger", "reason": reason, "stakes": stakes, "answers": answers}
         return self._call("recall", namespace, query, run)
 

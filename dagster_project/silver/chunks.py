@@ -88,10 +88,10 @@ def context_text(actor: str | None, previous: tuple[str | None, str] | None) -> 
     """
     parts: list[str] = []
     if previous is not None:
-        prev_speaker, prev_text = previous
-        prev_text = prev_text.strip()[:CONTEXT_CHARS]
+        prev_actor, prev_text = previous
+        prev_text, prev_speaker = prev_text.strip()[:CONTEXT_CHARS], speaker(prev_actor)
         if prev_text:
-            parts.append(f"{speaker(prev_speaker)}: {prev_text}" if speaker(prev_speaker) else prev_text)
+            parts.append(f"{prev_speaker}: {prev_text}" if prev_speaker else prev_text)
     own = speaker(actor)
     if own:
         parts.append(f"{own}:")
