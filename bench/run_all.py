@@ -148,12 +148,27 @@ TESTED = [
     ["R3", "derivation SIGKILLed at random points, then rerun", "same ledger hash",
      "tests/integration/test_silver_rebuild.py", "holds"],
     ["R4", "30 % injected LLM faults", "none lost", "tests/integration/test_silver_llm_faults.py", "holds"],
-    ["R5", "malformed-input classes quarantined with a reason", "≥ 30", "82 classes, "
+    ["R5", "malformed-input classes quarantined with a reason", "≥ 30", "98 classes, "
      "tests/integration/test_malformed_inputs.py", "holds"],
-    ["R6", "cross-namespace reads through every tool, MCP and raw SQL as the tool role", "zero leaks",
+    ["R6", "cross-namespace reads through every tool, MCP and raw SQL as the tool role (which sees only what a "
+     "token verified in the database grants)", "zero leaks",
      "tests/integration/test_gold_tools.py, tests/e2e/test_mcp.py", "holds"],
     ["R8", "120 overlays after a rebuild with a changed distill prompt", "≥ 95 % re-anchored, none dropped",
      "tests/integration/test_overlay_rebuild.py", "holds"],
+    ["R9", "capability escalation attempts: minting or revoking beyond one's own grant, erasure and overlay "
+     "approvals without a verified second principal, naming someone else, switching row-level security off "
+     "from the tool login", "0 succeed",
+     "54 cases, 0 succeeded: tests/e2e/test_cli.py, tests/integration/test_erasure.py, "
+     "test_overlay_approvals.py, test_gold_tools.py", "holds"],
+    ["R10", "poison events (times out of range, NUL and lone surrogates, integers over 64 bits, malformed overlay "
+     "metadata, duplicate keys, rows the database refuses)", "0 halts",
+     "0 halts: 16 classes refused at the door, 14 planted past it and parked one event at a time; a hypothesis "
+     "property over 25 generated files and 65 generated remember calls (API and MCP): "
+     "tests/integration/test_poison_events.py, test_poison_derivation.py, test_hostile_input_property.py",
+     "holds"],
+    ["R11", "Bronze in-place edits by a superuser with the triggers off", "100 % detected",
+     "33 of 33 cases: every stored column of an event (14) and a key-boundary move, 8 tombstone edits, 4 "
+     "tamperings of the row-hash chain, 3 deletions: tests/integration/test_integrity.py", "holds"],
 ]
 
 SECTIONS: list[tuple[str, Callable[[dict[str, Any]], list[list[str]]]]] = [

@@ -8,7 +8,6 @@ the local admin; with it, as that capability only (a denial exits 2).
 from __future__ import annotations
 
 import contextlib
-import getpass
 import io
 import json
 import os
@@ -26,7 +25,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from dagster_project.bronze import erasure
-from dagster_project.bronze.ingest import IngestResult, ingest_jsonl, quarantine_single
+from dagster_project.bronze.ingest import IngestResult, ingest_jsonl
 from dagster_project.db import embedded
 from dagster_project.db.connection import connect
 from dagster_project.gold import capabilities
@@ -79,6 +78,12 @@ def _settings() -> Settings:
         fail(f"invalid settings: {exc}".splitlines()[0])
 
 
+def _first_line(exc: BaseException) -> str:
+    """The first line of an exception's message (database errors carry several)."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def _connect(settings: Settings, role: str = "engine") -> psycopg.Connection:
     try:
         return connect(settings, role, autocommit=True)  # type: ignore[arg-type]
@@ -101,7 +106,7 @@ def principal_of(cap: capabilities.Capability | None) -> str:
     """Who is acting: the capability's principal, or ``local:<os user>`` for the local admin."""
     if cap is not None:
         return cap.principal
-    return f"local:{getpass.getuser()}"
+    return capabilities.local_principal()
 
 
 def require_admin(cap: capabilities.Capability | None) -> None:
@@ -157,7 +162,10 @@ def db_url(as_json: JsonOpt = False) -> None:
     """Print the connection URL of the application database (starts the embedded server)."""
     from dagster_project.db.connection import ensure_ready
 
-    url = ensure_ready(_settings())
+    settings = _settings()
+    if settings.token:
+        fail("`db url` prints the administrative login and is for the local admin only: unset MEDALLION_TOKEN", 2)
+    url = ensure_ready(settings)
     if as_json:
         emit_json({"url": url})
     else:
@@ -183,20 +191,29 @@ def ingest(
     cap = acting_capability(settings, conn)
     if cap is not None and "remember" not in cap.verbs:
         fail("this capability may not write events (it lacks the remember verb)", 2)
+    landed = 0
     with Progress(
         TextColumn("ingest"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=err, transient=True, disable=as_json,
     ) as bar:
         task = bar.add_task("ingest", total=None)
-        result = ingest_jsonl(
-            conn, data, origin=origin, max_content_bytes=settings.max_content_bytes,
-            max_authority=cap.max_authority if cap else None,
-            allowed_namespaces=cap.namespaces if cap else None,
-            batch_size=5000,
-            progress=lambda done, total: bar.update(task, completed=done, total=total),
-        )
-        if not data.strip():
-            quarantine_single(conn, origin, data, "empty_input", "the input holds no events")
+
+        def advance(done: int, total: int) -> None:
+            nonlocal landed
+            landed = done
+            bar.update(task, completed=done, total=total)
+
+        try:
+            result = ingest_jsonl(
+                conn, data, origin=origin, max_content_bytes=settings.max_content_bytes,
+                max_authority=cap.max_authority if cap else None,
+                allowed_namespaces=cap.namespaces if cap else None,
+                writer=cap.principal if cap else None, may_overlay=cap is None or "overlay" in cap.verbs,
+                batch_size=5000, progress=advance,
+            )
+        except psycopg.OperationalError as exc:
+            fail(f"the database went away during ingest ({_first_line(exc)}); the first {landed} lines were "
+                 "handled, and ingest is idempotent: run the same command again")
     conn.close()
     _report_ingest(result, as_json)
     if not result.ok:
@@ -219,6 +236,17 @@ def _report_ingest(result: IngestResult, as_json: bool) -> None:
 
 
 # ------------------------------------------------------------------------------------- erase
+def _erasure_door(settings: Settings) -> tuple[psycopg.Connection, dict[str, Any]]:
+    """The connection and identity an erasure step runs with; the database verifies either one.
+
+    With MEDALLION_TOKEN the token itself goes to the database function; without it the step runs
+    on the administrative login as ``local:<os user>``.
+    """
+    if settings.token:
+        return _connect(settings), {"token": settings.token}
+    return _connect(settings, "admin"), {"token": None, "local_name": capabilities.local_principal()}
+
+
 @erase_app.command("request")
 def erase_request(
     event_id: Annotated[int | None, typer.Argument(help="The Bronze event id.")] = None,
@@ -226,52 +254,52 @@ def erase_request(
     namespace: Annotated[str | None, typer.Option("--namespace", "-n")] = None,
     source: Annotated[str | None, typer.Option("--source")] = None,
     source_event_id: Annotated[str | None, typer.Option("--source-event-id")] = None,
-    by: Annotated[str | None, typer.Option("--by", help="Requesting principal (local admin only).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Request the erasure of one event (by id, or by namespace/source/source-event-id)."""
+    """Request the erasure of one event (by id, or by namespace/source/source-event-id); needs admin there."""
     settings = _settings()
     if not reason.strip():
         fail("give a --reason for the erasure")
-    conn = _connect(settings)
+    conn, who = _erasure_door(settings)
     cap = acting_capability(settings, conn)
-    requester = by if (by and cap is None) else principal_of(cap)
     if event_id is None:
         if not (namespace and source and source_event_id):
             fail("name the event by id or by --namespace, --source and --source-event-id")
+        if cap is not None and not cap.allows("admin", namespace):
+            fail("no such event this capability may erase (erasure needs admin in the event's namespace)", 2)
         event_id = erasure.find_event(conn, namespace, source, source_event_id)
         if event_id is None:
             fail("no such event")
     try:
-        request_id = erasure.request_erasure(conn, event_id, reason, requester)
+        request_id = erasure.request_erasure(conn, event_id, reason, **who)
     except erasure.ErasureError as exc:
-        fail(str(exc))
+        fail(str(exc), 2 if exc.denied else 1)
+    requester = principal_of(cap)
     if as_json:
         emit_json({"request_id": request_id, "event_id": event_id, "requested_by": requester, "status": "pending"})
     else:
         out.print(f"Erasure request {request_id} for event {event_id} filed by {requester}; "
-                  "another admin must approve it: `medallion erase approve "
-                  f"{request_id}`.")
+                  "another admin must approve it with their own token: `MEDALLION_TOKEN=... medallion erase "
+                  f"approve {request_id}`.")
 
 
 @erase_app.command("approve")
 def erase_approve(
     request_id: Annotated[int, typer.Argument(help="The erasure request id.")],
-    by: Annotated[str | None, typer.Option("--by", help="Approving principal (local admin only).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Approve (and execute) an erasure request; the approver must be another admin."""
+    """Approve (and execute) an erasure request; the approver is another admin, identified by their token."""
     settings = _settings()
-    conn = _connect(settings)
-    cap = acting_capability(settings, conn)
-    approver = by if (by and cap is None) else principal_of(cap)
+    conn, who = _erasure_door(settings)
+    approver = principal_of(acting_capability(settings, conn))
     try:
-        event_id = erasure.approve_erasure(conn, request_id, approver)
+        event_id = erasure.approve_erasure(conn, request_id, **who)
     except erasure.ErasureError as exc:
-        fail(str(exc), 2 if "cannot approve" in str(exc) or "admin capability" in str(exc) else 1)
+        fail(str(exc), 2 if exc.denied else 1)
     namespace = conn.execute("SELECT namespace FROM bronze.tombstones WHERE event_id = %s", (event_id,)).fetchone()[0]
+    engine = _connect(settings)
     with err.status(f"re-deriving namespace {namespace} without the erased event…"):
-        report = derive(conn, settings, namespaces=[namespace])
+        report = derive(engine, settings, namespaces=[namespace])
     if as_json:
         emit_json({"request_id": request_id, "event_id": event_id, "approved_by": approver, "status": "executed",
                    "rederived": {"namespace": namespace, "events": report.events, "facts": report.facts}})
@@ -285,9 +313,12 @@ def erase_list(
     status: Annotated[str | None, typer.Option("--status", help="pending or executed")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """List erasure requests."""
-    conn = _connect(_settings())
-    rows = erasure.list_requests(conn, status)
+    """List erasure requests (with a token: those of the namespaces where it holds admin)."""
+    settings = _settings()
+    conn = _connect(settings)
+    cap = acting_capability(settings, conn)
+    require_admin(cap)
+    rows = erasure.list_requests(conn, status, namespaces=list(cap.namespaces) if cap else None)
     if as_json:
         emit_json(rows)
         return
@@ -326,8 +357,10 @@ def capability_grant(
         capability_id, token = capabilities.grant(
             conn, principal=holder, verbs=[v.strip() for v in verbs.split(",") if v.strip()],
             namespaces=namespace, max_authority=max_authority, expires_at=expires_at,
-            created_by=principal_of(cap),
+            created_by=cap.capability_id if cap else principal_of(cap), by=cap,
         )
+    except capabilities.GrantRefused as exc:
+        fail(str(exc), 2)
     except ValueError as exc:
         fail(str(exc))
     if as_json:
@@ -341,9 +374,10 @@ def capability_revoke(capability_id: str, as_json: JsonOpt = False) -> None:
     """Revoke a capability."""
     settings = _settings()
     conn = _connect(settings, "admin")  # capabilities are minted by the administrative login only
-    require_admin(acting_capability(settings, conn))
-    if not capabilities.revoke(conn, capability_id):
-        fail(f"no active capability {capability_id}")
+    cap = acting_capability(settings, conn)
+    require_admin(cap)
+    if not capabilities.revoke(conn, capability_id, by=cap):
+        fail(f"no active capability {capability_id} within this caller's namespaces", 2 if cap else 1)
     if as_json:
         emit_json({"capability_id": capability_id, "revoked": True})
     else:
@@ -355,8 +389,9 @@ def capability_list(as_json: JsonOpt = False) -> None:
     """List capabilities (never their tokens)."""
     settings = _settings()
     conn = _connect(settings)
-    require_admin(acting_capability(settings, conn))
-    rows = capabilities.list_capabilities(conn)
+    cap = acting_capability(settings, conn)
+    require_admin(cap)
+    rows = capabilities.list_capabilities(conn, by=cap)
     if as_json:
         emit_json(rows)
         return
@@ -473,14 +508,18 @@ def _tools(origin: str = "cli") -> Iterator[Any]:
     except ToolError as exc:
         fail(str(exc), exc.exit_code)
     except psycopg.OperationalError as exc:
-        fail(f"cannot reach the database ({str(exc).strip().splitlines()[0]}); check MEDALLION_DATABASE_URL "
+        fail(f"cannot reach the database ({_first_line(exc)}); check MEDALLION_DATABASE_URL "
              "or run `medallion db start`")
     try:
         yield tools
     except ToolError as exc:
         fail(str(exc), exc.exit_code)
+    except psycopg.OperationalError as exc:
+        fail(f"the database went away ({_first_line(exc)}); "
+             "check it runs (`medallion db status`) and try again")
     finally:
-        tools.close()
+        with contextlib.suppress(psycopg.Error):
+            tools.close()
 
 
 @app.command("current")

@@ -2,7 +2,8 @@
 
 Checks, each a list of findings in the report's shape:
 
-(a) ``bronze_chain`` / ``bronze_checkpoint`` — the hash chain and checkpoints verify (B6);
+(a) ``bronze_chain`` / ``bronze_checkpoint`` — the hash chain, the row hashes over every stored
+    column and the checkpoints verify (B6, :mod:`dagster_project.bronze.integrity`);
 (b) ``silver_coverage`` — every live Bronze event is derived under the current fingerprints;
     ``orphan_silver`` — every Silver row points at a live Bronze event;
 (c) ``projection_hash`` — compiled projections match the ledger by hash: wiki pages (file vs
@@ -73,7 +74,11 @@ class AuditReport:
 
 
 def check_bronze(conn: psycopg.Connection) -> list[Finding]:
-    """(a) Recompute every namespace's chain and compare with the stored hashes and checkpoints."""
+    """(a) Recompute every namespace's chain and row hashes; compare with the stored hashes and checkpoints.
+
+    Row-hash findings are reported as ``bronze_chain`` (the check names gold.drift_report accepts);
+    their detail names the event and what no longer matches.
+    """
     return [Finding(f.check, f.severity, f.namespace, f.detail) for f in integrity.verify(conn)]
 
 

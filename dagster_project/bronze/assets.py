@@ -44,6 +44,8 @@ def bronze_events(context: dg.AssetExecutionContext, medallion: MedallionResourc
         f"landed {len(report.done) + len(report.rejected)} file(s): {res.inserted} inserted, "
         f"{res.duplicate} duplicate, {res.conflict} conflict, {res.rejected} rejected"
     )
+    for name, why in report.failed.items():  # the step goes on; the file is in rejected/ unless it could not move
+        context.log.warning(f"{name}: {why}")
     return dg.MaterializeResult(
         metadata={
             "inserted": res.inserted,
@@ -52,6 +54,7 @@ def bronze_events(context: dg.AssetExecutionContext, medallion: MedallionResourc
             "rejected": res.rejected,
             "files_done": dg.MetadataValue.json(report.done),
             "files_rejected": dg.MetadataValue.json(report.rejected),
+            "files_failed": dg.MetadataValue.json(report.failed),
             "namespaces_touched": dg.MetadataValue.json(res.namespaces),
             "dagster/row_count": total,
             "namespaces_total": namespaces,

@@ -1,20 +1,28 @@
-"""Erasure, the only destructive operation (SPEC B7): request → approve by another admin → delete.
+"""Erasure, the only destructive operation: request → approve by another admin → delete.
 
 The checks live in the database (``bronze.request_erasure`` / ``bronze.approve_erasure``, SECURITY
 DEFINER functions): the engine role has no DELETE privilege on Bronze at all, so there is no other
-path. The deleted row leaves a tombstone (key, hashes, who, when, why; no content) so that the chain
-still verifies. Re-deriving the affected namespace is the Silver layer's job, triggered by callers.
+path. Both people are identified inside those functions, from a capability token they verify (which
+must hold ``admin`` in the event's namespace) or, with no token, as the administrative login's
+``local:<user>``; no caller passes anyone's name. The deleted row leaves a tombstone (key, hashes,
+who, when, why; no content) so that the chain still verifies. Re-deriving the affected namespace is
+the Silver layer's job, triggered by callers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import psycopg
 
 
 class ErasureError(RuntimeError):
-    """A refused erasure step, with the database's one-sentence reason."""
+    """A refused erasure step, with the database's one-sentence reason; ``denied`` when it is a permission."""
+
+    def __init__(self, message: str, *, denied: bool = False) -> None:
+        super().__init__(message)
+        self.denied = denied
 
 
 def find_event(conn: psycopg.Connection, namespace: str, source: str, source_event_id: str) -> int | None:
@@ -26,40 +34,50 @@ def find_event(conn: psycopg.Connection, namespace: str, source: str, source_eve
     return row[0] if row else None
 
 
-def request_erasure(conn: psycopg.Connection, event_id: int, reason: str, requested_by: str) -> int:
-    """File an erasure request; returns its id. Nothing is deleted yet."""
-    try:
-        with conn.transaction():
-            row = conn.execute(
-                "SELECT bronze.request_erasure(%s, %s, %s)", (event_id, reason, requested_by)
-            ).fetchone()
-    except psycopg.Error as exc:
-        raise ErasureError(_message(exc)) from None
-    assert row is not None
-    return int(row[0])
+def request_erasure(conn: psycopg.Connection, event_id: int, reason: str, *, token: str | None,
+                    local_name: str | None = None) -> int:
+    """File an erasure request; returns its id. Nothing is deleted yet.
+
+    The requester is the principal of ``token``, verified by the database (it must hold ``admin`` in
+    the event's namespace); with no token, ``conn`` must be the administrative login and the
+    requester is ``local_name`` (``local:<user>``).
+    """
+    return _call(conn, "SELECT bronze.request_erasure(%s, %s, %s, %s)", (event_id, reason, token, local_name))
 
 
-def approve_erasure(conn: psycopg.Connection, request_id: int, approved_by: str) -> int:
-    """Approve and execute a request (a different principal holding ``admin``); returns the event id."""
-    try:
-        with conn.transaction():
-            row = conn.execute("SELECT bronze.approve_erasure(%s, %s)", (request_id, approved_by)).fetchone()
-    except psycopg.Error as exc:
-        raise ErasureError(_message(exc)) from None
-    assert row is not None
-    return int(row[0])
+def approve_erasure(conn: psycopg.Connection, request_id: int, *, token: str | None,
+                    local_name: str | None = None) -> int:
+    """Approve and execute a request; returns the erased event id.
+
+    The approver is identified exactly as in :func:`request_erasure` and must differ from the requester.
+    """
+    return _call(conn, "SELECT bronze.approve_erasure(%s, %s, %s)", (request_id, token, local_name))
 
 
-def list_requests(conn: psycopg.Connection, status: str | None = None) -> list[dict[str, Any]]:
-    """Erasure requests, newest first."""
+def list_requests(conn: psycopg.Connection, status: str | None = None,
+                  namespaces: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """Erasure requests, newest first; only those of ``namespaces`` when given (``*`` = all)."""
+    scope = None if namespaces is None or "*" in namespaces else list(namespaces)
     cur = conn.execute(
         "SELECT request_id, event_id, namespace, reason, requested_by, requested_at, status, approved_by, "
         "executed_at FROM bronze.erasure_requests WHERE (%(s)s::text IS NULL OR status = %(s)s) "
-        "ORDER BY request_id DESC",
-        {"s": status},
+        "AND (%(ns)s::text[] IS NULL OR namespace = ANY(%(ns)s)) ORDER BY request_id DESC",
+        {"s": status, "ns": scope},
     )
     cols = [d.name for d in cur.description or []]
     return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+
+
+def _call(conn: psycopg.Connection, query: str, params: tuple[Any, ...]) -> int:
+    try:
+        with conn.transaction():
+            row = conn.execute(query, params).fetchone()  # type: ignore[arg-type]
+    except psycopg.Error as exc:
+        denied = isinstance(exc, psycopg.errors.InsufficientPrivilege
+                            | psycopg.errors.InvalidAuthorizationSpecification)
+        raise ErasureError(_message(exc), denied=denied) from None
+    assert row is not None
+    return int(row[0])
 
 
 def _message(exc: psycopg.Error) -> str:

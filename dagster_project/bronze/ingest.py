@@ -6,6 +6,11 @@ COPY'd into a temp table and moved with one ``INSERT … ON CONFLICT DO NOTHING`
 event gets a status: ``inserted``, ``duplicate`` (same key and content: nothing stored),
 ``conflict`` (same key, different content: original kept, attempt quarantined) or ``rejected``
 (failed the contract: quarantined with its raw bytes, position and reason).
+
+Nothing one event holds can lose the others: an input without any event is one rejection
+(``empty_input``), and a batch the database refuses although every event passed the contract is
+landed again in halves, down to the single row at fault, which is quarantined as ``landing_failed``
+(see :func:`_land_guarded`).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from dagster_project.bronze.chain import GENESIS, link
 from dagster_project.bronze.contract import Event, Rejection, default_authority, validate_line, validate_object
 
 DEFAULT_MAX_CONTENT_BYTES = 1_048_576
+_EMPTY_RAW_LIMIT = 65_536  # an input of blank lines is quarantined with at most this many of its bytes
 _LOCK_CLASS = 0x62726F6E  # "bron": advisory-lock namespace for chain assignment
 
 
@@ -108,15 +114,19 @@ class _Candidate:
 
 
 def split_lines(data: bytes) -> Iterator[tuple[int, int, bytes]]:
-    """(line number, byte offset, line bytes) of each non-blank line; CRLF tolerated."""
+    """(line number, byte offset, line bytes) of each non-blank line.
+
+    A line ends at ``\\n``, ``\\r\\n`` or a lone ``\\r`` (a CR-only file is many lines, not one):
+    exactly the boundaries ``bytes.splitlines`` knows. JSON text holds no raw CR inside a string.
+    """
     offset = 0
     if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark at the start of a file is not data
         data, offset = data[3:], 3
-    for number, line in enumerate(data.split(b"\n"), start=1):
-        stripped = line.rstrip(b"\r")
-        if stripped.strip():
-            yield number, offset, stripped
-        offset += len(line) + 1
+    for number, line in enumerate(data.splitlines(keepends=True), start=1):
+        end = len(line) - (2 if line.endswith(b"\r\n") else 1 if line.endswith((b"\n", b"\r")) else 0)
+        if line[:end].strip():
+            yield number, offset, line[:end]
+        offset += len(line)
 
 
 def parse_jsonl(data: bytes, *, max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES) -> list[_Candidate]:
@@ -140,16 +150,47 @@ def ingest_jsonl(
     max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
     max_authority: int | None = None,
     allowed_namespaces: Collection[str] | None = None,
+    writer: str | None = None,
+    may_overlay: bool = True,
     batch_size: int = 50_000,
     progress: Callable[[int, int], None] | None = None,
 ) -> IngestResult:
     """Land a JSONL document (bytes, as read from a file or stdin).
 
-    ``allowed_namespaces`` (None = any) and ``max_authority`` come from the writer's capability;
+    ``allowed_namespaces`` (None = any), ``max_authority``, ``writer`` (the capability's verified
+    principal) and ``may_overlay`` (whether it holds the overlay verb) come from the writer's capability;
     ``progress(done, total)`` is called after each batch; batches land in order, one transaction each.
+    Input without a single event (empty, blank lines only) is one rejected item, ``empty_input``:
+    a caller that sent nothing learns it from ``result.ok`` like from any other rejection.
     """
     candidates = parse_jsonl(data, max_content_bytes=max_content_bytes)
+    if not candidates:
+        empty = _Candidate(1, 0, data[:_EMPTY_RAW_LIMIT])
+        empty.rejection = Rejection("empty_input", "the input holds no events")
+        candidates = [empty]
+    if writer is not None:
+        _overlay_rules(candidates, writer, may_overlay)
     return _land_in_batches(conn, candidates, origin, max_authority, allowed_namespaces, batch_size, progress)
+
+
+def _overlay_rules(candidates: list[_Candidate], writer: str, may_overlay: bool) -> None:
+    """Overlays written under a capability: only with its overlay verb, and authored by its principal.
+
+    A person's overlay wins on read, so who wrote it must be the verified holder of the token, not
+    whatever ``actor`` a file names.
+    """
+    authors = {writer} | ({f"user:{writer}"} if ":" not in writer else set())
+    for cand in candidates:
+        event = cand.event
+        if event is None or cand.rejection is not None or event.kind != "overlay":
+            continue
+        if not may_overlay:
+            cand.rejection = Rejection("overlay_not_permitted",
+                                       "this capability may not write overlays (it lacks the overlay verb)")
+        elif event.actor not in authors:
+            cand.rejection = Rejection("overlay_author_mismatch",
+                                       f"an overlay written with this capability must name its principal "
+                                       f"'{writer}' as actor")
 
 
 def ingest_events(
@@ -165,9 +206,12 @@ def ingest_events(
     """Land events given as dicts (Python API, MCP) or validated :class:`Event` objects."""
     candidates = []
     for index, item in enumerate(events, start=1):
-        if isinstance(item, Event):
-            cand = _Candidate(index, None, item.model_dump_json().encode())
-            cand.accept(item)
+        if isinstance(item, Event):  # trusted as validated; a row the database refuses is still caught
+            cand = _Candidate(index, None, _raw_of_event(item))
+            try:
+                cand.accept(item)
+            except Exception as exc:  # e.g. content that is not text: no hash, nothing to land
+                cand.rejection = Rejection("invalid_event", f"the event object is not valid ({_one_line(exc)})")
         else:
             cand = _Candidate(index, None, _raw_of(item))
             try:
@@ -176,6 +220,13 @@ def ingest_events(
                 cand.rejection = rej
         candidates.append(cand)
     return _land_in_batches(conn, candidates, origin, max_authority, allowed_namespaces, batch_size, None)
+
+
+def _raw_of_event(event: Event) -> bytes:
+    try:
+        return event.model_dump_json().encode()
+    except Exception:  # an Event built without validation may not serialise
+        return _raw_of(event.__dict__)
 
 
 def _raw_of(item: Any) -> bytes:
@@ -198,10 +249,67 @@ def _land_in_batches(
     allowed = _allowed(allowed_namespaces)
     for start in range(0, len(candidates), batch_size):
         batch = candidates[start : start + batch_size]
-        result.merge(_land(conn, batch, origin, max_authority, allowed))
+        result.merge(_land_guarded(conn, batch, origin, max_authority, allowed))
         if progress is not None:
             progress(min(start + batch_size, len(candidates)), len(candidates))
     return result
+
+
+def _land_guarded(
+    conn: psycopg.Connection,
+    batch: list[_Candidate],
+    origin: str,
+    max_authority: int | None,
+    allowed: set[str] | None,
+) -> IngestResult:
+    """Land one batch; if it fails in a way one row can cause, land each half on its own.
+
+    The contract cannot foresee every row the database or the encoder refuses (an index entry over
+    PostgreSQL's size limit, a bug, an object given to the Python API unvalidated). Such a failure
+    rolls the whole batch back, so halving narrows it to the single rows at fault: each is
+    quarantined with the error (``landing_failed``) and every other row lands, in input order. A
+    failure no row can cause (the connection is gone, a lock or statement timeout) is raised:
+    quarantining valid rows for it would be wrong, and landing the file again is idempotent.
+    """
+    try:
+        return _land(conn, batch, origin, max_authority, allowed)
+    except Exception as exc:
+        if not _row_can_cause(conn, exc):
+            raise
+        if len(batch) == 1:
+            return _quarantine_failed(conn, batch[0], origin, exc)
+        half = len(batch) // 2
+        result = _land_guarded(conn, batch[:half], origin, max_authority, allowed)
+        result.merge(_land_guarded(conn, batch[half:], origin, max_authority, allowed))
+        return result
+
+
+def _row_can_cause(conn: psycopg.Connection, exc: Exception) -> bool:
+    """Whether landing without some row could succeed. Not when the connection, the server (timeouts,
+    locks, resources) or the setup (privileges, schema: ProgrammingError) is the problem: every row
+    would fail alike. Data, integrity and size-limit errors, and Python errors, can be one row's."""
+    if conn.closed or conn.broken:
+        return False
+    if isinstance(exc, psycopg.errors.ProgramLimitExceeded):  # a value over a size limit: the row's doing
+        return True
+    return not isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError | psycopg.ProgrammingError)
+
+
+def _quarantine_failed(conn: psycopg.Connection, cand: _Candidate, origin: str, exc: Exception) -> IngestResult:
+    """Quarantine the one row a batch failed on, with the error as its reason."""
+    reason = f"could not be stored ({_one_line(exc)}); the other events of the input went on landing"
+    with conn.transaction():
+        _write_quarantine(conn, [_quarantine_row(origin, cand, "landing_failed", reason, None)])
+    ev = cand.event
+    keys = {k: _printable(v) for k, v in _key_fields(ev).items()} if ev is not None else {}
+    return IngestResult([EventStatus(cand.position, "rejected", reason=reason, code="landing_failed", **keys)])
+
+
+def _one_line(exc: Exception) -> str:
+    """An exception as a short single line that any text column can hold."""
+    text = " ".join(str(exc).split())
+    text = text if len(text) <= 300 else text[:297] + "..."
+    return _printable(f"{type(exc).__name__}: {text}" if text else type(exc).__name__) or ""
 
 
 def _allowed(allowed_namespaces: Collection[str] | None) -> set[str] | None:
@@ -437,8 +545,11 @@ def _quarantine_row(
     )
 
 
-def _printable(value: str | None) -> str | None:
-    return None if value is None else value.replace("\x00", "")
+def _printable(value: Any) -> str | None:
+    """Text a quarantine column can hold: no NUL, no unpaired surrogate (the raw bytes keep the rest)."""
+    if value is None:
+        return None
+    return str(value).replace("\x00", "").encode("utf-8", "replace").decode("utf-8")
 
 
 def _write_quarantine(conn: psycopg.Connection, rows: list[tuple[Any, ...]]) -> None:

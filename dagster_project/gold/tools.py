@@ -13,14 +13,16 @@ statement, the value, chunk snippets) and a search for the redacted words does n
 
 from __future__ import annotations
 
-import getpass
+import functools
 import hashlib
+import inspect
 import itertools
 import json
+import logging
 import math
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -31,16 +33,16 @@ import psycopg
 from dagster_project.bronze.contract import OverlayPayload, TextQuoteSelector
 from dagster_project.bronze.ingest import ingest_events
 from dagster_project.db.connection import connect
-from dagster_project.gold import capabilities, fusion
+from dagster_project.gold import capabilities, door, fusion
 from dagster_project.settings import Settings, get_settings
 from dagster_project.silver import entities, overlays
 from dagster_project.silver import queries as silver_queries
 from dagster_project.silver.derive import derive
 from dagster_project.silver.embed import load_model
 
+log = logging.getLogger(__name__)
 REDACTED = "[redacted]"
-TELEMETRY_FLUSH_ROWS = 100
-TELEMETRY_FLUSH_SECONDS = 2.0
+TELEMETRY_QUEUE_LIMIT = 1000
 LOW_CONFIDENCE = 0.5
 CANDIDATES = 50
 _WORD = re.compile(r"[\w'-]+", re.UNICODE)
@@ -174,6 +176,28 @@ def _slot_filters(conn: psycopg.Connection, namespace: str, subject: str | None,
     return True
 
 
+def _checked_at_the_door(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Refuse a call whose arguments cannot be used (NUL, lone surrogates, a malformed namespace), in one sentence.
+
+    The refusal is logged like any other call, without the offending text.
+    """
+    signature = inspect.signature(method)
+
+    @functools.wraps(method)
+    def checked(self: Tools, *args: Any, **kwargs: Any) -> Any:
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError as exc:
+            raise ToolError(f"{method.__name__}: {exc}") from None
+        for name, value in list(bound.arguments.items())[1:]:
+            problem = door.argument_problem(name, value)
+            if problem:
+                self._log(method.__name__, None, None, [], time.perf_counter(), problem)
+                raise ToolError(problem)
+        return method(self, *args, **kwargs)
+    return checked
+
+
 class Tools:
     """Capability-gated access to one memory. Use :func:`open_tools`; close it (or use ``with``)."""
 
@@ -181,10 +205,14 @@ class Tools:
         self.settings = settings
         self.token = token
         self.origin = origin
-        self._telemetry: list[tuple[Any, ...]] = []
+        self._telemetry: list[tuple[Any, ...]] = []  # rows whose write failed, retried with the next one
         self._last_cap: capabilities.Capability | None = None
         self._peer: Any = None  # the Hindsight peer, opened on the first low-stakes recall
-        self._flushed_at = time.monotonic()
+        self._admin: psycopg.Connection | None = None  # the local admin's verified login, opened on demand
+        if token is not None:
+            problem = door.text_problem(token)
+            if problem or not token:
+                raise Denied("the token is not a valid capability (unknown, expired or revoked)")
         self.engine = connect(settings, "engine", autocommit=True)
         try:
             self.reader = connect(settings, "tool", autocommit=True)
@@ -192,12 +220,38 @@ class Tools:
             self.engine.close()
             raise
         try:
+            self._enter()
             self._check_token()
         except BaseException:
             self.close()
             raise
 
     # ------------------------------------------------------------------ plumbing
+    def _enter(self) -> None:
+        """Bind the tool login's backend to this caller's grant, verified inside the database.
+
+        A token is checked by ``auth.enter``; the local admin's backend is admitted by the engine
+        login. Row-level security then shows the backend only the granted namespaces, whatever the
+        session sets. Telemetry commits asynchronously on this connection (see :meth:`_log`).
+        """
+        self.reader.execute("SET synchronous_commit = off")
+        if self.token is not None:
+            try:
+                self.reader.execute("SELECT capability_id FROM auth.enter(%s)", (self.token,))
+            except psycopg.errors.InvalidAuthorizationSpecification:
+                raise Denied("the token is not a valid capability (unknown, expired or revoked)") from None
+            return
+        pid = self.reader.execute("SELECT pg_backend_pid()").fetchone()[0]
+        nonce = self.engine.execute("SELECT auth.admit_local(%s, %s)",
+                                    (pid, capabilities.local_principal())).fetchone()[0]
+        self.reader.execute("SELECT set_config('medallion.session', %s, false)", (nonce,))
+
+    def _admin_login(self) -> psycopg.Connection:
+        """The administrative login, for decisions the database attributes to the local admin."""
+        if self._admin is None:
+            self._admin = connect(self.settings, "admin", autocommit=True)
+        return self._admin
+
     def close(self) -> None:
         try:
             self.flush_telemetry()
@@ -206,6 +260,8 @@ class Tools:
         finally:
             self.engine.close()
             self.reader.close()
+            if self._admin is not None:
+                self._admin.close()
 
     def __enter__(self) -> Tools:
         return self
@@ -225,10 +281,10 @@ class Tools:
     @property
     def principal(self) -> str:
         cap = self._check_token()
-        return cap.capability_id if cap else f"local:{getpass.getuser()}"
+        return cap.capability_id if cap else capabilities.local_principal()
 
     def _author(self, cap: capabilities.Capability | None) -> str:
-        return cap.principal if cap else f"local:{getpass.getuser()}"
+        return cap.principal if cap else capabilities.local_principal()
 
     def _authorize(self, verb: str, namespace: str) -> capabilities.Capability | None:
         cap = self._check_token()
@@ -247,7 +303,7 @@ class Tools:
 
     @contextmanager
     def _scope(self, namespaces: Sequence[str]) -> Iterator[psycopg.Connection]:
-        """A read transaction as medallion_tool with row-level security keyed on ``namespaces``."""
+        """A read transaction as medallion_tool, narrowed to ``namespaces`` within the verified grant."""
         with self.reader.transaction():
             self.reader.execute("SELECT set_config('medallion.namespaces', %s, true), "
                                 "set_config('hnsw.iterative_scan', 'relaxed_order', true)", (",".join(namespaces),))
@@ -255,34 +311,40 @@ class Tools:
 
     def _log(self, tool: str, namespace: str | None, query: str | None, results: Sequence[dict[str, Any]],
              started: float, error: str | None = None) -> None:
-        """One telemetry row per call (SPEC G8), allowed or not.
+        """One telemetry row per call, allowed or not, written at once.
 
-        Rows are buffered and written in one transaction every ``TELEMETRY_FLUSH_ROWS`` calls, after
-        ``TELEMETRY_FLUSH_SECONDS``, and on close: a commit per call would cost a quarter of a point
-        lookup. A crash loses at most that window of telemetry, never memory.
+        The row commits with ``synchronous_commit = off``: the call does not wait for the WAL flush
+        (about a round trip, not a disk write), a crash of this process loses no row, and a crash of
+        the database server loses at most its last few hundred milliseconds of commits. A row that
+        cannot be written stays queued and is retried with the next one; a telemetry failure never
+        fails the caller's call and never takes other rows with it.
         """
         fact_ids = [r["fact_id"] for r in results if r.get("fact_id")]
         chunk_ids = [r["chunk_id"] for r in results if r.get("chunk_id")]
         if self.token is None:
-            principal = f"local:{getpass.getuser()}"
+            principal = capabilities.local_principal()
         else:  # the capability this call resolved (no second lookup)
             principal = self._last_cap.capability_id if self._last_cap else "invalid-token"
-        self._telemetry.append((tool, namespace, principal, query, fact_ids, chunk_ids, bool(results),
-                                (time.perf_counter() - started) * 1000, error is None, error))
-        if len(self._telemetry) >= TELEMETRY_FLUSH_ROWS or \
-                time.monotonic() - self._flushed_at >= TELEMETRY_FLUSH_SECONDS:
-            self.flush_telemetry()
+        self._telemetry.append(tuple(door.printable(v) for v in (
+            tool, namespace, principal, query, fact_ids, chunk_ids, bool(results),
+            (time.perf_counter() - started) * 1000, error is None, error)))
+        self.flush_telemetry()
 
     def flush_telemetry(self) -> None:
-        """Write the buffered telemetry rows."""
-        self._flushed_at = time.monotonic()
+        """Write the queued telemetry rows, each on its own; one that fails stays queued (bounded)."""
         if not self._telemetry or self.reader.closed:
             return
-        rows, self._telemetry = self._telemetry, []
-        with self.reader.transaction(), self.reader.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO telemetry.retrievals (tool, namespace, principal, query, fact_ids, chunk_ids, hit, "
-                "latency_ms, ok, error) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", rows)
+        kept: list[tuple[Any, ...]] = []
+        for row in self._telemetry:
+            try:
+                with self.reader.transaction():
+                    self.reader.execute(
+                        "INSERT INTO telemetry.retrievals (tool, namespace, principal, query, fact_ids, chunk_ids, "
+                        "hit, latency_ms, ok, error) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", row)
+            except psycopg.Error as exc:
+                log.warning("telemetry row kept for a retry: %s", str(exc).splitlines()[0] if str(exc) else exc)
+                kept.append(row)
+        self._telemetry = kept[-TELEMETRY_QUEUE_LIMIT:]
 
     def _call(self, tool: str, namespace: str | None, query: str | None, fn: Any) -> Any:
         started = time.perf_counter()
@@ -350,6 +412,7 @@ class Tools:
         return fact
 
     # ------------------------------------------------------------------ read verbs
+    @_checked_at_the_door
     def current(self, subject: str, predicate: str, *, namespace: str) -> list[dict[str, Any]]:
         """Every open version of a slot (several when many-valued or contested)."""
         def run() -> list[dict[str, Any]]:
@@ -364,6 +427,7 @@ class Tools:
                                    order="f.authority, f.valid_from DESC, f.fact_id")
         return self._call("current", namespace, f"{subject} {predicate}", run)
 
+    @_checked_at_the_door
     def history(self, subject: str, predicate: str, *, namespace: str) -> list[dict[str, Any]]:
         """Every version of a slot, by valid_from."""
         def run() -> list[dict[str, Any]]:
@@ -376,6 +440,7 @@ class Tools:
                                    {"ns": namespace, "ids": ids, "p": predicate})
         return self._call("history", namespace, f"{subject} {predicate}", run)
 
+    @_checked_at_the_door
     def list(self, *, namespace: str, subject: str | None = None, predicate: str | None = None,
              include_superseded: bool = False, limit: int = 100) -> list[dict[str, Any]]:
         """Facts of a namespace, optionally of one subject and/or predicate (current only by default)."""
@@ -392,6 +457,7 @@ class Tools:
                                    order="e.canonical_name, f.predicate, f.valid_from, f.fact_id", limit=limit)
         return self._call("list", namespace, " ".join(x for x in (subject, predicate) if x) or None, run)
 
+    @_checked_at_the_door
     def read(self, fact_id: str | None = None, *, path: str | None = None,
              namespace: str | None = None) -> list[dict[str, Any]]:
         """One fact by id (with its overlays), or a document's HEAD version by path (needs ``namespace``)."""
@@ -439,6 +505,7 @@ class Tools:
                                     "source_event_id": head[6], "provenance_root": head[7]}}]
         return self._call("read", namespace, path, run)
 
+    @_checked_at_the_door
     def relate(self, a: str, b: str, *, namespace: str, max_depth: int = 3) -> list[dict[str, Any]]:
         """How two entities are related: shortest paths over current edges, each hop with its fact."""
         def run() -> list[dict[str, Any]]:
@@ -448,6 +515,7 @@ class Tools:
         return self._call("relate", namespace, f"{a} ~ {b}", run)
 
     # ------------------------------------------------------------------ search (G4)
+    @_checked_at_the_door
     def search(self, query: str, *, namespace: str, k: int = 10, subject: str | None = None,
                predicate: str | None = None, min_authority: int | None = None, include_superseded: bool = False,
                as_of: datetime | str | None = None, include_chunks: bool = True,
@@ -639,6 +707,7 @@ class Tools:
         return found
 
     # ------------------------------------------------------------------ recall (G5)
+    @_checked_at_the_door
     def recall(self, query: str, *, namespace: str, stakes: str = "low", k: int = 5) -> dict[str, Any]:
         """The retrieval cascade (SPEC G5); the answer says which hop answered and why.
 
@@ -705,6 +774,7 @@ class Tools:
         return [r[0] for r in rows]
 
     # ------------------------------------------------------------------ writes
+    @_checked_at_the_door
     def remember(self, *, namespace: str, content: str, kind: str = "note", source: str | None = None,
                  source_event_id: str | None = None, actor: str | None = None, authority: int | None = None,
                  occurred_at: str | None = None, provenance_root: str | None = None,
@@ -733,6 +803,7 @@ class Tools:
             return {**outcome, "namespace": namespace, "source": src, "source_event_id": seid}
         return self._call("remember", namespace, None, run)
 
+    @_checked_at_the_door
     def overlay(self, fact_id: str, action: str, *, quote: str, text: str | None = None, note: str | None = None,
                 prefix: str = "", suffix: str = "", reason: str | None = None) -> dict[str, Any]:
         """Edit, annotate or redact a span of a fact (SPEC G6). Overwriting a person's overlay needs approval."""
@@ -773,18 +844,37 @@ class Tools:
         return self._call("overlay", None, fact_id, run)
 
     def _write_overlay(self, namespace: str, payload: OverlayPayload, metadata: dict[str, Any],
-                       cap: capabilities.Capability | None) -> dict[str, Any]:
+                       cap: capabilities.Capability | None, approval_id: int | None = None) -> dict[str, Any]:
+        """Land an overlay event (authored by the caller's verified principal) and derive its namespace.
+
+        With ``approval_id`` the event carries out that approval: the event and the decision, taken
+        by ``gold.approve_overlay`` from the caller's token (or the administrative login for the local
+        admin), commit together or not at all.
+        """
         author = self._author(cap)
+        if approval_id is not None:
+            metadata = {**metadata, "approval_id": approval_id}
         content = payload.model_dump_json()
         seid = hashlib.sha256(f"{author}\n{content}\n{json.dumps(metadata, sort_keys=True)}".encode()).hexdigest()[:32]
         actor = author if ":" in author else f"user:{author}"
         event = {"namespace": namespace, "source": "overlay", "source_event_id": seid, "kind": "overlay",
                  "content": content, "provenance_root": f"overlay://{payload.fact_id}", "actor": actor,
                  "occurred_at": datetime.now(UTC).isoformat(), "metadata": metadata}
-        result = ingest_events(self.engine, [event], origin=self.origin,
-                               max_authority=cap.max_authority if cap else None,
-                               allowed_namespaces=cap.namespaces if cap and "*" not in cap.namespaces else None)
-        outcome = _single_outcome(result)
+        conn = self.engine if approval_id is None or cap is not None else self._admin_login()
+        with conn.transaction():
+            result = ingest_events(conn, [event], origin=self.origin,
+                                   max_authority=cap.max_authority if cap else None,
+                                   allowed_namespaces=cap.namespaces if cap and "*" not in cap.namespaces else None)
+            outcome = _single_outcome(result)
+            if approval_id is not None:
+                try:
+                    conn.execute("SELECT gold.approve_overlay(%s, %s, %s, %s)",
+                                 (approval_id, outcome.get("event_id"), self.token if cap else None,
+                                  None if cap else author))
+                except psycopg.errors.InsufficientPrivilege as exc:
+                    raise Denied(_db_message(exc)) from None
+                except psycopg.Error as exc:
+                    raise ToolError(_db_message(exc)) from None
         if outcome["status"] in ("inserted", "duplicate"):
             derive(self.engine, self.settings, namespaces=[namespace])
             anchored = self.engine.execute(
@@ -794,6 +884,7 @@ class Tools:
                 outcome["anchor_status"], outcome["anchored_fact_id"] = anchored
         return {**outcome, "fact_id": payload.fact_id, "namespace": namespace, "action": payload.action}
 
+    @_checked_at_the_door
     def retract(self, overlay_id: int, *, reason: str) -> dict[str, Any]:
         """Ask to delete a person's overlay (SPEC G7): a request another admin approves, never immediate."""
         def run() -> dict[str, Any]:
@@ -820,6 +911,7 @@ class Tools:
                     "namespace": namespace, "reason": "retracting a person's overlay needs another person's approval"}
         return self._call("retract", None, str(overlay_id), run)
 
+    @_checked_at_the_door
     def approve(self, approval_id: int) -> dict[str, Any]:
         """Approve a pending overlay overwrite (SPEC G7): needs ``admin`` and a different principal."""
         def run() -> dict[str, Any]:
@@ -827,24 +919,19 @@ class Tools:
             if cap is not None and "admin" not in cap.verbs:
                 raise Denied("approving needs the admin capability")
             row = self.engine.execute(
-                "SELECT namespace, proposal, overlay_event_id, requested_by, status FROM gold.approvals "
+                "SELECT namespace, proposal, overlay_event_id, requested_by, status, kind FROM gold.approvals "
                 "WHERE approval_id = %s", (approval_id,)).fetchone()
             if row is None or (cap is not None and not cap.allows("admin", row[0])):
                 raise ToolError(f"no approval request {approval_id} this caller can decide")
-            namespace, proposal, replaced, requested_by, status = row
-            kind = self.engine.execute("SELECT kind FROM gold.approvals WHERE approval_id = %s",
-                                       (approval_id,)).fetchone()[0]
+            namespace, proposal, replaced, requested_by, status, kind = row
             if status != "pending":
                 raise ToolError(f"approval request {approval_id} is already {status}")
             if requested_by == self._author(cap):
                 raise Denied("the person who asked cannot approve their own request; another admin must")
             payload = OverlayPayload.model_validate(proposal["payload"])
             link = "retracts" if kind == "overlay_retract" else "replaces"
-            written = self._write_overlay(namespace, payload, {**proposal["metadata"], link: replaced}, cap)
-            self.engine.execute(
-                "UPDATE gold.approvals SET status = 'approved', decided_by = %s, decided_at = clock_timestamp(), "
-                "result_event_id = %s WHERE approval_id = %s", (self._author(cap), written.get("event_id"),
-                                                                approval_id))
+            written = self._write_overlay(namespace, payload, {**proposal["metadata"], link: replaced}, cap,
+                                          approval_id=approval_id)
             return {**written, "approval_id": approval_id, "status": "approved"}
         return self._call("approve", None, str(approval_id), run)
 
@@ -864,6 +951,13 @@ def _group_by_event(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
         first[event]["same_event"].append({
             key: item.get(key) for key in ("kind", "fact_id", "chunk_id", "statement", "current", "score")})
     return grouped
+
+
+def _db_message(exc: psycopg.Error) -> str:
+    """The database's one-sentence message of an error raised by one of the project's functions."""
+    diag = getattr(exc, "diag", None)
+    primary = diag.message_primary if diag is not None else None
+    return primary or str(exc).splitlines()[0]
 
 
 def _single_outcome(result: Any) -> dict[str, Any]:

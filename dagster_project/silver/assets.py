@@ -58,6 +58,9 @@ def silver_derive(context: dg.AssetExecutionContext, config: DeriveConfig, medal
         ).fetchall()
     summary = report.as_dict()
     context.log.info(f"derived {report.events} events: {summary['decisions']} ({summary['outcomes']})")
+    if report.failures or report.overlay_failures:  # parked, not fatal: listed in gold.review_queue
+        context.log.warning(f"{len(report.failures)} event(s) parked in silver.derivation_failures; overlay "
+                            f"anchoring failed for {sorted(report.overlay_failures) or 'no namespace'}")
     preview = _markdown_table([dict(zip(("decision", "outcome", "subject", "predicate", "statement"), r, strict=True))
                                for r in recent])
     for name, key in SILVER_KEYS.items():
@@ -74,6 +77,7 @@ def silver_derive(context: dg.AssetExecutionContext, config: DeriveConfig, medal
                 "model_calls": report.model_calls,
                 "cache_hit_rate": report.cache_hit_rate,
                 "failures": len(report.failures),
+                "overlay_failures": dg.MetadataValue.json(report.overlay_failures),
                 "overlays": dg.MetadataValue.json(report.overlays),
                 "full_rebuild": config.full_rebuild,
                 "namespaces_rebuilt": dg.MetadataValue.json(report.namespaces_rebuilt),

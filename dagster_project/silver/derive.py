@@ -9,6 +9,12 @@ event is resolved and written in order.
 Incremental runs derive only events without a derivation; a namespace whose derivations were made
 under another fingerprint, or that lost a Bronze event (erasure), is re-derived from scratch, because
 resolving one old event against a newer ledger would not reproduce a full rebuild (S13).
+
+An event the derivation cannot handle (poison input that got past the contract, a model fault) is
+parked in ``silver.derivation_failures`` with its step and reason and retried by the next run; the
+rest of its namespace and every other namespace go on (R10). A window that fails as a whole is rolled
+back and derived again one event at a time, so that only the culprit is parked; the outcome is the
+same as if the culprit had never been in Bronze, in an incremental run and in a full rebuild alike.
 """
 
 from __future__ import annotations
@@ -18,13 +24,19 @@ import json
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
 
-from dagster_project.bronze.contract import fact_payload
+from dagster_project.bronze.contract import (
+    EARLIEST_TIME,
+    LATEST_TIME,
+    fact_payload,
+    overlay_metadata,
+    overlay_payload,
+)
 from dagster_project.settings import Settings
 from dagster_project.silver import chunks as chunking
 from dagster_project.silver import documents, overlays
@@ -41,6 +53,11 @@ SILVER_TABLES = (
     "silver.working_memory", "silver.derivations", "silver.derivation_failures", "silver.overlays",
 )
 WINDOW = 256
+# SQLSTATE classes that say nothing about the event: connection, transaction rollback (deadlock,
+# serialization), insufficient resources, operator intervention, system error. Such a failure is
+# raised (the run stops and resumes next time), never parked as if the event were poison.
+_TRANSIENT_CLASSES = ("08", "40", "53", "57", "58")
+_TRANSIENT_STATES = ("55P03", "23505")  # lock not available; unique violation (a concurrent run wrote it)
 
 
 @dataclass
@@ -60,6 +77,7 @@ class DeriveReport:
     cache_hits: int = 0
     seconds: float = 0.0
     overlays: dict[str, int] = field(default_factory=dict)
+    overlay_failures: dict[str, str] = field(default_factory=dict)  # namespace -> why its anchoring failed
 
     @property
     def cache_hit_rate(self) -> float:
@@ -74,7 +92,24 @@ class DeriveReport:
             "namespaces_rebuilt": self.namespaces_rebuilt, "model_calls": self.model_calls,
             "embeddings_encoded": self.embeddings_encoded, "cache_hits": self.cache_hits,
             "cache_hit_rate": self.cache_hit_rate, "seconds": round(self.seconds, 3), "overlays": self.overlays,
+            "overlay_failures": self.overlay_failures,
         }
+
+
+@dataclass
+class _Run:
+    """What every window of one derive() call shares."""
+
+    conn: psycopg.Connection
+    settings: Settings
+    distiller: Distiller
+    judge: Any
+    embedder: Embedder
+    fingerprint: str
+    distill_fp: str
+    report: DeriveReport
+    parked: set[int]  # events with a derivation_failures row (cleared when they derive)
+    states: dict[str, NamespaceState] = field(default_factory=dict)
 
 
 def make_distiller(settings: Settings) -> Distiller:
@@ -117,21 +152,49 @@ def _stale_namespaces(conn: psycopg.Connection, fingerprint: str) -> list[str]:
     return [r[0] for r in rows]
 
 
-def _pending(conn: psycopg.Connection, namespaces: list[str] | None) -> list[list[EventInput]]:
-    """Events without a derivation, in namespace / received_at / event_id order, cut into windows.
+def _supported_sql(column: str) -> str:
+    return f"(e.{column} >= %(lo)s AND e.{column} < %(hi)s)"
 
-    Read in full up front: the windows commit as they go, which would end a streaming cursor.
+
+def _pending(conn: psycopg.Connection, namespaces: list[str] | None,
+             ) -> tuple[list[list[EventInput]], list[tuple[int, str, str]]]:
+    """Events without a derivation, in namespace / received_at / event_id order, cut into windows;
+    and the events that cannot even be read, as (event_id, namespace, reason).
+
+    Read in full up front: the windows commit as they go, which would end a streaming cursor. A time
+    Python cannot hold (year 1 BC, year 10000) would fail the whole read, so an out-of-range time is
+    read as NULL with its text beside it; metadata is parsed per row for the same reason.
     """
     rows = conn.execute(
-        "SELECT e.event_id, e.namespace, e.source, e.source_event_id, e.kind, e.actor, e.content, e.occurred_at, "
-        "e.received_at, e.authority, e.provenance_root, e.metadata FROM bronze.events e "
+        "SELECT e.event_id, e.namespace, e.source, e.source_event_id, e.kind, e.actor, e.content, "
+        f"CASE WHEN {_supported_sql('occurred_at')} THEN e.occurred_at END, "
+        f"CASE WHEN {_supported_sql('received_at')} THEN e.received_at END, "
+        "e.authority, e.provenance_root, e.metadata::text, "
+        f"CASE WHEN NOT {_supported_sql('occurred_at')} THEN e.occurred_at::text END, "
+        f"CASE WHEN NOT {_supported_sql('received_at')} THEN e.received_at::text END "
+        "FROM bronze.events e "
         "WHERE NOT EXISTS (SELECT 1 FROM silver.derivations d WHERE d.bronze_event_id = e.event_id) "
         "AND (%(ns)s::text[] IS NULL OR e.namespace = ANY(%(ns)s)) "
         "ORDER BY e.namespace, e.received_at, e.event_id",
-        {"ns": namespaces},
+        {"ns": namespaces, "lo": EARLIEST_TIME, "hi": LATEST_TIME},
     ).fetchall()
-    events = [EventInput(*row[:11], metadata=row[11] or {}) for row in rows]
-    return [events[i : i + WINDOW] for i in range(0, len(events), WINDOW)]
+    events: list[EventInput] = []
+    refused: list[tuple[int, str, str]] = []
+    for row in rows:
+        event_id, namespace, bad_occurred, bad_received = row[0], row[1], row[12], row[13]
+        for name, text in (("occurred_at", bad_occurred), ("received_at", bad_received)):
+            if text is not None:
+                refused.append((event_id, namespace, f"{name} {text} is outside the range the "
+                                f"derivation supports ({EARLIEST_TIME:%Y-%m-%d} to {LATEST_TIME:%Y-%m-%d} UTC)"))
+                break
+        else:
+            try:
+                metadata = json.loads(row[11]) if row[11] else {}
+            except (ValueError, RecursionError) as exc:
+                refused.append((event_id, namespace, _reason(exc, "metadata could not be read")))
+                continue
+            events.append(EventInput(*row[:11], metadata=metadata or {}))
+    return [events[i : i + WINDOW] for i in range(0, len(events), WINDOW)], refused
 
 
 def fact_event_candidate(event: EventInput) -> FactCandidate:
@@ -147,6 +210,20 @@ def fact_event_candidate(event: EventInput) -> FactCandidate:
         span=(0, len(event.content)),
         object_entity=value if isinstance(value, str) else None,
     )
+
+
+def supported_time(value: Any) -> bool:
+    """Whether ``value`` is a datetime the read side can convert (naive is taken as UTC)."""
+    if not isinstance(value, datetime):
+        return False
+    aware = value if value.utcoffset() is not None else value.replace(tzinfo=UTC)
+    return EARLIEST_TIME <= aware < LATEST_TIME
+
+
+def _within_range(event: EventInput, candidates: list[FactCandidate]) -> list[FactCandidate]:
+    """A ``valid_from`` the read side could not convert (a distiller's weird date, a fact payload's
+    year 1) becomes the event's ``occurred_at``, as if the candidate had named no date."""
+    return [c if supported_time(c.valid_from) else replace(c, valid_from=event.occurred_at) for c in candidates]
 
 
 def _distill_cached(conn: psycopg.Connection, distiller: Distiller, event: EventInput, fp: str,
@@ -193,14 +270,39 @@ def _candidate_from_json(d: dict[str, Any]) -> FactCandidate:
                          tuple(d["span"]) if d.get("span") else None, d.get("object_entity"))  # type: ignore[arg-type]
 
 
-def _park(conn: psycopg.Connection, event: EventInput, step: str, fp: str, reason: str) -> None:
-    conn.execute(
+def _poison(exc: BaseException) -> bool:
+    """Whether a failure may be the event's own doing (park it) rather than the database's (raise)."""
+    if not isinstance(exc, psycopg.Error):
+        return isinstance(exc, Exception)
+    if not exc.sqlstate:  # raised by the client: a connection lost, or a value PostgreSQL cannot take
+        return not isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError)
+    return exc.sqlstate[:2] not in _TRANSIENT_CLASSES and exc.sqlstate not in _TRANSIENT_STATES
+
+
+def _reason(exc: BaseException, context: str | None = None) -> str:
+    """The exception's class and the first line of its message."""
+    lines = str(exc).strip().splitlines()
+    message = lines[0] if lines else "no message"
+    return f"{type(exc).__name__}: " + (f"{context}: {message}" if context else message)
+
+
+def _park(run: _Run, event_id: int, namespace: str, step: str, reason: str) -> None:
+    """Record the event's failure (its own transaction) so the run goes on; the next run retries it.
+
+    The reason may quote the very input that failed: NUL and lone surrogates are escaped to be storable.
+    """
+    reason = reason.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
+    reason = reason if len(reason) <= 500 else reason[:497] + "..."
+    run.conn.execute(
         "INSERT INTO silver.derivation_failures (bronze_event_id, step, namespace, fingerprint, reason) "
         "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (bronze_event_id, step) DO UPDATE SET "
         "attempts = silver.derivation_failures.attempts + 1, reason = EXCLUDED.reason, "
         "fingerprint = EXCLUDED.fingerprint, last_attempt_at = clock_timestamp()",
-        (event.event_id, step, event.namespace, fp, reason),
+        (event_id, step, namespace, run.fingerprint, reason),
     )
+    run.conn.commit()
+    run.parked.add(event_id)
+    run.report.failures.append({"event_id": event_id, "namespace": namespace, "step": step, "reason": reason})
 
 
 def derive(
@@ -219,7 +321,6 @@ def derive(
     fingerprint = derivation_fingerprint(settings)
     distiller = distiller or make_distiller(settings)
     judge = judge or make_judge(settings)
-    distill_fp = distill_fingerprint(distiller.name, settings.llm_model)
     embedder = Embedder(conn, settings.embedding_model)
     autocommit = conn.autocommit
     conn.autocommit = False
@@ -240,22 +341,22 @@ def derive(
                 if namespaces is None or ns in namespaces:
                     wipe(conn, ns)
                     report.namespaces_rebuilt.append(ns)
-        windows = _pending(conn, namespaces)
-        total = sum(len(w) for w in windows)
+        windows, refused = _pending(conn, namespaces)
+        total = sum(len(w) for w in windows) + len(refused)
         parked = {r[0] for r in conn.execute("SELECT bronze_event_id FROM silver.derivation_failures").fetchall()}
         conn.commit()
-        states: dict[str, NamespaceState] = {}
+        run = _Run(conn, settings, distiller, judge, embedder, fingerprint,
+                   distill_fingerprint(distiller.name, settings.llm_model), report, parked)
+        for event_id, namespace, reason in refused:
+            _park(run, event_id, namespace, "load", reason)
         for window in windows:
-            _derive_window(conn, settings, window, distiller, judge, embedder, fingerprint, distill_fp, report,
-                           parked, states)
+            _derive_window(run, window)
             if progress is not None:
                 progress(report.events + len(report.failures), total)
-        # Overlays re-anchor against the ledger just derived (SPEC G6): all of them after a full
-        # rebuild, else those of the namespaces this run touched.
-        touched = sorted({e.namespace for w in windows for e in w} | set(report.namespaces_rebuilt))
-        scope = (namespaces if namespaces is not None else None) if full_rebuild else touched
-        if scope is None or scope:
-            report.overlays = overlays.rebuild(conn, fingerprint, scope)
+        # Overlays re-anchor against the ledger just derived (SPEC G6): those of every namespace this
+        # run touched (after a full rebuild, that is every namespace in Bronze).
+        touched = {e.namespace for w in windows for e in w} | {ns for _, ns, _ in refused}
+        _anchor_overlays(run, sorted(touched | set(report.namespaces_rebuilt)))
         conn.execute("SELECT silver.ensure_search_indexes()")
         conn.commit()
     finally:
@@ -269,111 +370,176 @@ def derive(
     return report
 
 
-def _derive_window(
-    conn: psycopg.Connection, settings: Settings, window: list[EventInput], distiller: Distiller, judge: Any,
-    embedder: Embedder, fingerprint: str, distill_fp: str, report: DeriveReport, parked: set[int],
-    states: dict[str, NamespaceState],
-) -> None:
+def _anchor_overlays(run: _Run, namespaces: list[str]) -> None:
+    """Anchor each namespace's overlays in a savepoint of its own: a namespace whose anchoring fails
+    keeps its previous overlay rows and is reported; the others are anchored all the same."""
+    for ns in namespaces:
+        try:
+            with run.conn.transaction():
+                counts = overlays.rebuild(run.conn, run.fingerprint, [ns])
+        except Exception as exc:
+            if not _poison(exc):
+                raise
+            run.report.overlay_failures[ns] = _reason(exc)
+            continue
+        for status, n in counts.items():
+            run.report.overlays[status] = run.report.overlays.get(status, 0) + n
+
+
+@dataclass
+class _Step:
+    """The step a window is in, so a failure is parked under the step it happened in."""
+
+    name: str = "distill"
+
+
+def _derive_window(run: _Run, window: list[EventInput]) -> None:
+    """Derive a window in batches (the fast path); should anything fail unexpectedly, roll back and
+    derive its uncommitted events one at a time, parking only the events that fail on their own."""
+    done: set[int] = set()  # events committed (derived or parked)
+    try:
+        _derive_events(run, window, done, _Step())
+        return
+    except Exception as exc:
+        if not _poison(exc):
+            raise
+        run.conn.rollback()
+        run.states.clear()  # the in-memory ledger holds the rolled-back writes: reload it
+    for event in window:
+        if event.event_id in done:
+            continue
+        step = _Step()
+        try:
+            _derive_events(run, [event], done, step)
+        except Exception as exc:
+            if not _poison(exc):
+                raise
+            run.conn.rollback()
+            run.states.clear()
+            _park(run, event.event_id, event.namespace, step.name, _reason(exc))
+
+
+def _distill(run: _Run, event: EventInput) -> list[FactCandidate]:
+    if event.kind == "fact":
+        return _within_range(event, [fact_event_candidate(event)])
+    if event.kind == "overlay":  # what anchoring will read: refused here rather than there
+        overlay_payload(event.content)
+        overlay_metadata(event.metadata)
+        return []
+    if event.kind == "document":
+        return []
+    return _within_range(event, _distill_cached(run.conn, run.distiller, event, run.distill_fp, run.report))
+
+
+def _derive_events(run: _Run, events: list[EventInput], done: set[int], step: _Step) -> None:
+    conn = run.conn
     # 1. distill (per event; failures parked, the rest of the window goes on)
     distilled: dict[int, list[FactCandidate]] = {}
     spans: dict[int, list[tuple[int, int]]] = {}
-    for event in window:
-        spans[event.event_id] = chunking.split(event.content) if event.kind != "overlay" else []
+    for event in events:
         try:
-            if event.kind == "fact":
-                distilled[event.event_id] = [fact_event_candidate(event)]
-            elif event.kind in ("document", "overlay"):
-                distilled[event.event_id] = []
-            else:
-                distilled[event.event_id] = _distill_cached(conn, distiller, event, distill_fp, report)
+            spans[event.event_id] = chunking.split(event.content) if event.kind != "overlay" else []
+            distilled[event.event_id] = _distill(run, event)
             conn.commit()
         except DistillError as exc:
             conn.rollback()
-            _park(conn, event, "distill", fingerprint, exc.reason)
-            conn.commit()
-            parked.add(event.event_id)
-            report.failures.append({"event_id": event.event_id, "step": "distill", "reason": exc.reason})
+            _park(run, event.event_id, event.namespace, "distill", exc.reason)
+            done.add(event.event_id)
+        except Exception as exc:
+            if not _poison(exc):
+                raise
+            conn.rollback()
+            distilled.pop(event.event_id, None)
+            _park(run, event.event_id, event.namespace, "distill", _reason(exc))
+            done.add(event.event_id)
     # 2. embed every statement and chunk (with its context) of the window in one batch (cache first)
-    turns = [e for e in window if e.event_id in distilled and e.kind not in ("document", "overlay")]
+    step.name = "embed"
+    turns = [e for e in events if e.event_id in distilled and e.kind not in ("document", "overlay")]
     previous = chunking.previous_turns(conn, [e.event_id for e in turns])
     contexts = {e.event_id: chunking.context_text(e.actor, previous.get(e.event_id)) for e in turns}
     texts: list[str] = []
-    for event in window:
+    for event in events:
         if event.event_id not in distilled:
             continue
         texts += [c.statement for c in distilled[event.event_id]]
         texts += [chunking.embed_text(contexts.get(event.event_id), event.content[s:e])
                   for s, e in spans[event.event_id]]
-    vectors = dict(zip(texts, embedder.embed(texts), strict=True)) if texts else {}
+    vectors = dict(zip(texts, run.embedder.embed(texts), strict=True)) if texts else {}
     conn.commit()
     # 3. resolve in order against the in-memory ledger; write the window in one transaction. A judge
     #    that can fail (an LLM) is flushed event by event so that a failure discards only its event.
-    fallible = getattr(judge, "name", "heuristic") != "heuristic"
+    fallible = getattr(run.judge, "name", "heuristic") != "heuristic"
     buffer = WriteBuffer()
-    pending: list[int] = []  # facts written per event awaiting the commit
-    for event in window:
+    pending: list[tuple[int, DeriveReport]] = []  # events resolved into the buffer, with their counts
+    for event in events:
         if event.event_id not in distilled:
             continue
-        if event.namespace not in states:
-            states.clear()  # windows are namespace-ordered: an earlier namespace is finished
-            states[event.namespace] = NamespaceState(conn, event.namespace)
-        state = states[event.namespace]
+        step.name = "resolve"
+        if event.namespace not in run.states:
+            run.states.clear()  # windows are namespace-ordered: an earlier namespace is finished
+            run.states[event.namespace] = NamespaceState(conn, event.namespace)
+        tally = DeriveReport()
         try:
-            facts = _resolve_event(state, buffer, event, distilled[event.event_id], spans[event.event_id],
-                                   contexts.get(event.event_id), vectors, judge, settings, fingerprint, report,
-                                   event.event_id in parked)
+            _resolve_event(run, run.states[event.namespace], buffer, event, distilled[event.event_id],
+                           spans[event.event_id], contexts.get(event.event_id), vectors, tally)
         except DistillError as exc:  # only a fallible judge gets here, with its event alone in the buffer
             buffer = WriteBuffer()
-            states.pop(event.namespace, None)  # reload from what is committed
-            _park(conn, event, "resolve", fingerprint, exc.reason)
-            conn.commit()
-            parked.add(event.event_id)
-            report.failures.append({"event_id": event.event_id, "step": "resolve", "reason": exc.reason})
+            run.states.pop(event.namespace, None)  # reload from what is committed
+            _park(run, event.event_id, event.namespace, "resolve", exc.reason)
+            done.add(event.event_id)
             continue
-        pending.append(facts)
+        pending.append((event.event_id, tally))
         if fallible:
-            _commit(conn, buffer, pending, report)
+            step.name = "write"
+            _commit(run, buffer, pending, done)
             buffer, pending = WriteBuffer(), []
-    _commit(conn, buffer, pending, report)
+    step.name = "write"
+    _commit(run, buffer, pending, done)
 
 
-def _commit(conn: psycopg.Connection, buffer: WriteBuffer, pending: list[int], report: DeriveReport) -> None:
+def _commit(run: _Run, buffer: WriteBuffer, pending: list[tuple[int, DeriveReport]], done: set[int]) -> None:
+    """Write the buffer and commit; only then do its events count as derived."""
     if not pending:
         return
-    buffer.flush(conn)
-    conn.commit()
-    report.events += len(pending)
-    report.facts += sum(pending)
+    buffer.flush(run.conn)
+    run.conn.commit()
+    report = run.report
+    for event_id, tally in pending:
+        done.add(event_id)
+        report.events += 1
+        report.facts += tally.facts
+        report.chunks += tally.chunks
+        report.decisions.update(tally.decisions)
+        report.outcomes.update(tally.outcomes)
+        report.documents.update(tally.documents)
 
 
 def _resolve_event(
-    state: NamespaceState, buffer: WriteBuffer, event: EventInput, candidates: list[FactCandidate],
-    spans: list[tuple[int, int]], context: str | None, vectors: dict[str, Any], judge: Any, settings: Settings,
-    fingerprint: str, report: DeriveReport, was_parked: bool,
-) -> int:
+    run: _Run, state: NamespaceState, buffer: WriteBuffer, event: EventInput, candidates: list[FactCandidate],
+    spans: list[tuple[int, int]], context: str | None, vectors: dict[str, Any], tally: DeriveReport,
+) -> None:
+    fingerprint, settings = run.fingerprint, run.settings
     chunk_ids = [chunking.chunk_id(event.event_id, s, e) for s, e in spans]
     buffer.chunks += [(cid, event.namespace, event.event_id, s, e, event.content[s:e], context, event.occurred_at,
                        event.provenance_root, fingerprint, vectors[chunking.embed_text(context, event.content[s:e])])
                       for (s, e), cid in zip(spans, chunk_ids, strict=True)]
-    report.chunks += len(spans)
+    tally.chunks += len(spans)
     if event.kind == "document":
-        report.documents[documents.record(state, buffer, event, fingerprint)] += 1
-    facts = 0
+        tally.documents[documents.record(state, buffer, event, fingerprint)] += 1
     written: set[str] = set()  # fact ids of this event (a fact id includes its event: no other can clash)
     for index, cand in enumerate(candidates):
         which = chunking.containing(spans, cand.span)
         prep = Prepared(index, cand, vectors[cand.statement], chunk_ids[which] if which is not None else None)
-        outcome = resolve_candidate(state, buffer, event, prep, judge, threshold=settings.conflict_threshold,
-                                    fingerprint=fingerprint, judge_name=getattr(judge, "name", "heuristic"),
+        outcome = resolve_candidate(state, buffer, event, prep, run.judge, threshold=settings.conflict_threshold,
+                                    fingerprint=fingerprint, judge_name=getattr(run.judge, "name", "heuristic"),
                                     written=written)
-        report.decisions[outcome.decision] += 1
-        report.outcomes[outcome.outcome] += 1
+        tally.decisions[outcome.decision] += 1
+        tally.outcomes[outcome.outcome] += 1
         if outcome.outcome in ("added", "closed_previous", "stored_as_history", "contested"):
-            facts += 1
-    if was_parked:
+            tally.facts += 1
+    if event.event_id in run.parked:
         buffer.cleared_failures.append(event.event_id)
-    buffer.derivations.append((event.event_id, event.namespace, fingerprint, facts))
-    return facts
+    buffer.derivations.append((event.event_id, event.namespace, fingerprint, tally.facts))
 
 
 def ledger_hash(conn: psycopg.Connection, namespace: str | None = None) -> str:

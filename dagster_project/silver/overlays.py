@@ -12,8 +12,12 @@ differently, so after every derivation the overlays of the touched namespaces ar
    (``fuzzy``);
 4. otherwise ``unanchored``: kept, and listed in the review queue. Never silently dropped.
 
-A later overlay whose metadata says ``replaces`` (written only after an approval, SPEC G7) marks the
-earlier one ``replaced``; ``retracts`` marks it ``retracted``.
+A later overlay whose metadata says ``replaces`` marks the earlier one ``replaced``; ``retracts``
+marks it ``retracted`` — but only when an approved request in ``gold.approvals`` names that very
+event as carrying it out. Whatever door an overlay event came in by (the overlay tool, a JSONL file,
+the API), one that would retract or overwrite a person's overlay without such an approval, or an
+edit or redaction over a span an earlier one of the same fact already covers, is ``refused``: kept,
+not applied, and listed in the review queue.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from typing import Any
 import psycopg
 from rapidfuzz import fuzz
 
-from dagster_project.bronze.contract import overlay_payload
+from dagster_project.bronze.contract import overlay_metadata, overlay_payload
 
 FUZZY_MIN = 80.0
 ACTIVE = ("anchored", "reanchored")
@@ -113,34 +117,43 @@ def rebuild(conn: psycopg.Connection, fingerprint: str, namespaces: Sequence[str
         "ORDER BY namespace, received_at, event_id",
         {"ns": ns_filter},
     ).fetchall()
-    counts: dict[str, int] = {}
-    rows: list[tuple[Any, ...]] = []
-    status_of: dict[int, str] = {}
+    approved = _approvals(conn, ns_filter)
+    rows: list[list[Any]] = []
+    by_event: dict[int, list[Any]] = {}
     for event_id, namespace, actor, content, metadata, received_at, root in events:
         try:
             payload = overlay_payload(content)
         except ValueError:
             continue  # ingest validates overlay content; nothing invalid reaches here
-        hint = (metadata or {}).get("anchor") or {}
+        try:
+            hint, link, replaced = _parse_metadata(metadata)
+        except ValueError:
+            continue  # refused at ingest; an older such event is parked by the derivation and listed for review
         target = _fact(conn, namespace, payload.fact_id)
         siblings = _event_facts(conn, namespace, hint.get("bronze_event_id") or (target or {}).get("bronze_event_id"))
         found = anchor(target, siblings, payload.selector.exact, payload.selector.prefix, payload.selector.suffix,
                        (hint.get("subject_id"), hint.get("predicate")))
-        replaces = (metadata or {}).get("replaces") or (metadata or {}).get("retracts")
         status = found.status
-        if (metadata or {}).get("retracts") and status == "unanchored":
+        if link is not None and approved.get(event_id) != (link, replaced):
+            status = "refused"  # retracting or overwriting a person's overlay needs an approved request
+        elif link is None and payload.action != "annotate" and found.span is not None \
+                and _overwrites(rows, payload.fact_id, found):
+            status = "refused"
+        elif link == "retracts" and status == "unanchored":
             status = "retracted"  # the record of a retraction needs no anchor of its own
-        rows.append([event_id, namespace, payload.fact_id, found.fact_id, payload.action, payload.selector.exact,
-                     payload.selector.prefix, payload.selector.suffix, payload.text, payload.note, status,
-                     found.method, found.score, found.span[0] if found.span else None,
-                     found.span[1] if found.span else None, actor, replaces, received_at, root, fingerprint])
-        status_of[event_id] = status
-        if replaces is not None and int(replaces) in status_of:
-            retired = "retracted" if (metadata or {}).get("retracts") else "replaced"
-            for row in rows:
-                if row[0] == int(replaces):
-                    row[10], row[3] = retired, None
-                    row[13] = row[14] = None
+        row = [event_id, namespace, payload.fact_id, found.fact_id, payload.action, payload.selector.exact,
+               payload.selector.prefix, payload.selector.suffix, payload.text, payload.note, status,
+               found.method, found.score, found.span[0] if found.span else None,
+               found.span[1] if found.span else None, actor, replaced, received_at, root, fingerprint]
+        if status == "refused":
+            row[3] = row[13] = row[14] = None
+        rows.append(row)
+        by_event[event_id] = row
+        earlier = by_event.get(replaced) if status != "refused" and replaced is not None else None
+        if earlier is not None:
+            earlier[10] = "retracted" if link == "retracts" else "replaced"
+            earlier[3] = earlier[13] = earlier[14] = None
+    counts: dict[str, int] = {}
     for row in rows:
         counts[row[10]] = counts.get(row[10], 0) + 1
     if rows:
@@ -153,6 +166,38 @@ def rebuild(conn: psycopg.Connection, fingerprint: str, namespaces: Sequence[str
                 [tuple(r) for r in rows],
             )
     return counts
+
+
+def _parse_metadata(metadata: dict[str, Any] | None) -> tuple[dict[str, Any], str | None, int | None]:
+    """An overlay's anchor hint and which earlier overlay it replaces or retracts (at most one).
+
+    The contract's typed view (:func:`overlay_metadata`); a shape it refuses raises ValueError.
+    """
+    typed = overlay_metadata(metadata if isinstance(metadata, dict) else {})
+    hint = typed.anchor.model_dump() if typed.anchor is not None else {}
+    if typed.replaces is not None:
+        return hint, "replaces", typed.replaces
+    if typed.retracts is not None:
+        return hint, "retracts", typed.retracts
+    return hint, None, None
+
+
+def _approvals(conn: psycopg.Connection, namespaces: list[str] | None) -> dict[int, tuple[str, int]]:
+    """Overlay events that carry out an approved request: event id → (link, the overlay it replaces or retracts)."""
+    rows = conn.execute(
+        "SELECT result_event_id, kind, overlay_event_id FROM gold.approvals WHERE status = 'approved' "
+        "AND result_event_id IS NOT NULL AND (%(ns)s::text[] IS NULL OR namespace = ANY(%(ns)s))",
+        {"ns": namespaces}).fetchall()
+    return {event: ("retracts" if kind == "overlay_retract" else "replaces", replaced)
+            for event, kind, replaced in rows}
+
+
+def _overwrites(rows: Sequence[list[Any]], target_fact_id: str, found: Anchor) -> bool:
+    """True when an active edit or redaction written for the same fact already covers part of this span."""
+    assert found.span is not None
+    start, end = found.span
+    return any(r[2] == target_fact_id and r[3] == found.fact_id and r[10] in ACTIVE and r[4] != "annotate"
+               and r[13] is not None and r[13] < end and start < r[14] for r in rows)
 
 
 def _fact(conn: psycopg.Connection, namespace: str, fact_id: str) -> dict[str, Any] | None:

@@ -111,25 +111,90 @@ def test_db_lifecycle_of_embedded_server(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def test_erasure_flow_through_cli(run, tmp_path: Path) -> None:
-    """B7: request; self-approval refused (exit 2); another admin's token approves; listed as executed."""
+    """B7: the local admin asks; approving its own request is refused (exit 2) whatever it claims; another
+    admin's token approves; the names come from the database, and `--by` no longer exists."""
     run("ingest", str(_write(tmp_path, [_ev(1), _ev(2)])))
-    code, out, _ = run("erase", "request", "-n", "team-a", "--source", "cli-test", "--source-event-id", "1",
-                       "--reason", "personal data", "--by", "alice", "--json")
-    assert code == 0
-    request_id = json.loads(out)["request_id"]
+    code, out, err = run("erase", "request", "-n", "team-a", "--source", "cli-test", "--source-event-id", "1",
+                         "--reason", "personal data", "--json")
+    assert code == 0, err
+    request = json.loads(out)
+    assert request["requested_by"].startswith("local:")
 
-    code, _, err = run("erase", "approve", str(request_id), "--by", "alice")
+    code, _, err = run("erase", "approve", str(request["request_id"]))
     assert code == 2 and "cannot approve their own" in err
+    code, _, err = run("erase", "approve", str(request["request_id"]), "--by", "user:other-admin")
+    assert code == 2 and "--by" in err  # a usage error: no caller names the approver
 
     code, out, _ = run("capability", "grant", "-n", "team-a", "--verbs", "admin", "--principal", "bob", "--json")
     token = json.loads(out)["token"]
-    code, out, err = run("erase", "approve", str(request_id), "--json", token=token)
+    code, out, err = run("erase", "approve", str(request["request_id"]), "--json", token=token)
     assert code == 0, err
     assert json.loads(out)["approved_by"] == "bob"
 
     code, out, _ = run("erase", "list", "--json")
     [req] = json.loads(out)
-    assert req["status"] == "executed" and req["requested_by"] == "alice"
+    assert req["status"] == "executed" and req["approved_by"] == "bob"
+    assert req["requested_by"] == request["requested_by"]
+
+
+def _grant(run, *args: str, token: str | None = None) -> tuple[int, dict, str]:
+    code, out, err = run("capability", "grant", *args, "--json", token=token)
+    return code, (json.loads(out) if code == 0 else {}), err
+
+
+def test_a_namespace_admin_cannot_mint_beyond_itself(run) -> None:
+    """Security issue point 1: an admin token of team-atlas minted '*' and team-borealis tokens, and the
+    '*' token revoked its minter. A capability mints only within its own namespaces and verbs; '*' is the
+    local admin's alone; revoke and list follow the same rule."""
+    _, atlas_admin, _ = _grant(run, "-n", "team-atlas", "--verbs", "admin,search,read", "--principal", "user:ana",
+                               "--max-authority", "3")
+    _, other, _ = _grant(run, "-n", "team-borealis", "--verbs", "admin", "--principal", "user:bo")
+    _, everything, _ = _grant(run, "-n", "*", "--verbs", "admin", "--principal", "user:root-ops")
+    token = atlas_admin["token"]
+    for args, why in ((["-n", "*", "--verbs", "admin"], "only the local administrative login"),
+                      (["-n", "team-borealis", "--verbs", "search"], "cannot grant namespace"),
+                      (["-n", "team-atlas", "-n", "team-borealis", "--verbs", "search"], "cannot grant namespace"),
+                      (["-n", "team-atlas", "--verbs", "remember"], "cannot grant verb"),
+                      (["-n", "team-atlas", "--verbs", "search", "--max-authority", "1"], "cannot grant authority")):
+        code, _, err = _grant(run, *args, token=token)
+        assert code == 2 and why in err and len(err.strip().splitlines()) == 1, (args, err)
+    code, minted, err = _grant(run, "-n", "team-atlas", "--verbs", "search", "--principal", "agent:a", token=token)
+    assert code == 0, err
+    code, _, err = run("search", "anything", "-n", "team-borealis", token=minted["token"])
+    assert code == 2
+
+    code, _, err = run("capability", "revoke", atlas_admin["capability_id"], token=minted["token"])
+    assert code == 2 and "admin" in err  # a search-only token revokes nothing
+    for target in (other["capability_id"], everything["capability_id"]):
+        code, _, err = run("capability", "revoke", target, token=token)
+        assert code == 2 and "no active capability" in err
+    code, out, _ = run("capability", "list", "--json", token=token)
+    assert {tuple(r["namespaces"]) for r in json.loads(out)} == {("team-atlas",)}
+    code, _, err = run("capability", "revoke", minted["capability_id"], token=token)
+    assert code == 0, err
+    code, _, err = run("capability", "revoke", atlas_admin["capability_id"], token=everything["token"])
+    assert code == 0, err  # a '*' admin (minted by the local admin) reaches every namespace
+
+
+def test_erasure_and_db_url_under_a_token(run, tmp_path: Path) -> None:
+    """Security issue point 2: requests need admin in the event's namespace, the list is filtered, and
+    `db url` (the administrative login) is refused under a token."""
+    run("ingest", str(_write(tmp_path, [_ev(1, ns="team-atlas"), _ev(2, ns="team-borealis")])))
+    _, searcher, _ = _grant(run, "-n", "team-atlas", "--verbs", "search", "--principal", "agent:s")
+    _, admin, _ = _grant(run, "-n", "team-atlas", "--verbs", "admin", "--principal", "user:ana")
+    for token in (searcher["token"], admin["token"]):
+        code, _, err = run("erase", "request", "-n", "team-borealis", "--source", "cli-test", "--source-event-id",
+                           "2", "--reason", "because", token=token)
+        assert code == 2 and "erase" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run("erase", "request", "-n", "team-borealis", "--source", "cli-test", "--source-event-id", "2",
+                       "--reason", "secret borealis reason")
+    assert code == 0, err
+    code, out, err = run("erase", "list", "--json", token=admin["token"])
+    assert code == 0 and json.loads(out) == [] and "borealis" not in out
+    code, _, err = run("erase", "list", token=searcher["token"])
+    assert code == 2
+    code, out, err = run("db", "url", token=admin["token"])
+    assert code == 2 and out == "" and "MEDALLION_TOKEN" in err
 
 
 def test_token_limits_ingest_to_its_namespaces_and_authority(run, tmp_path: Path) -> None:
@@ -154,3 +219,24 @@ def test_token_limits_ingest_to_its_namespaces_and_authority(run, tmp_path: Path
     assert code == 0
     code, _, err = run("ingest", str(path), token=token)
     assert code == 2
+
+
+def test_overlays_ingested_with_a_token_need_its_verb_and_its_principal(run, tmp_path: Path) -> None:
+    """Security issue point 4: a token with only `remember` ingested kind=overlay events as `user:mallory`.
+    With a token, an overlay event needs the overlay verb, and its actor is the token's principal."""
+    overlay = {"kind": "overlay", "content": json.dumps({"fact_id": "f" * 24, "action": "annotate", "note": "n",
+                                                         "selector": {"exact": "x"}})}
+    _, writer, _ = _grant(run, "-n", "team-a", "--verbs", "remember", "--principal", "user:mallory")
+    _, editor, _ = _grant(run, "-n", "team-a", "--verbs", "remember,overlay", "--principal", "user:ed")
+    lines = [_ev(1, actor="user:mallory", **overlay), _ev(2, actor="user:someone-else", **overlay),
+             _ev(3, actor="user:ed", **overlay), _ev(4, actor="user:mallory")]
+    path = _write(tmp_path, lines)
+    code, out, _ = run("ingest", str(path), "--json", token=writer["token"])
+    summary = json.loads(out)
+    assert code == 1 and summary["inserted"] == 1  # only the plain note
+    assert {r["line"]: r["reason"] for r in summary["rejects"]}[1].startswith("this capability may not write overlays")
+    code, out, _ = run("ingest", str(path), "--json", token=editor["token"])
+    summary = json.loads(out)
+    assert summary["inserted"] == 1 and summary["duplicate"] == 1  # line 3, its own principal; line 4 again
+    reasons = {r["line"]: r["reason"] for r in summary["rejects"]}
+    assert set(reasons) == {1, 2} and all("must name its principal 'user:ed'" in r for r in reasons.values())

@@ -62,3 +62,24 @@ def test_exported_event_schema_is_current() -> None:
     assert set(committed["required"]) == {
         "namespace", "source", "source_event_id", "kind", "content", "provenance_root",
     }
+
+
+def test_embedded_server_admits_only_its_own_os_user(tmp_path: Path) -> None:
+    """Security issue point 5: the embedded server trusts every local login without a password, so the
+    socket is the boundary: no TCP listener, and the socket and data directory open to the owner only."""
+    import psycopg
+
+    from dagster_project.db import embedded
+
+    settings = Settings(home=tmp_path / "home", database_url=None, inbox=tmp_path / "inbox")
+    url = embedded.start(settings)
+    try:
+        with psycopg.connect(url) as conn:
+            assert conn.execute("SHOW listen_addresses").fetchone()[0] == ""
+            socket_dir = Path(conn.execute("SHOW unix_socket_directories").fetchone()[0])
+            port = conn.execute("SHOW port").fetchone()[0]
+        socket = socket_dir / f".s.PGSQL.{port}"
+        assert socket.is_socket() and socket.stat().st_mode & 0o077 == 0
+        assert settings.pgdata.stat().st_mode & 0o077 == 0
+    finally:
+        embedded.stop(settings)

@@ -260,33 +260,71 @@ def test_r6_no_verb_leaks_another_namespace(world: dict[str, Any]) -> None:
             tools.relate("Dora", "Erik", namespace=OTHER)
 
 
-def test_r6_raw_sql_as_the_tool_role_sees_one_namespace(world: dict[str, Any]) -> None:
-    """R6 defence in depth: RLS keyed on the transaction's namespaces; no privilege on Bronze at all."""
-    conn = connect(world["settings"], "tool", autocommit=False)
+TOOL_TABLES = ("silver.facts", "silver.entities", "silver.chunks", "silver.edges", "silver.overlays",
+               "silver.documents", "silver.working_memory", "gold.event_provenance", "telemetry.retrievals")
+
+
+def _visible_namespaces(conn: psycopg.Connection) -> dict[str, set[str]]:
+    """Per table, the namespaces one statement can see (in a transaction that asks for every namespace)."""
+    seen = {}
+    with conn.transaction():
+        conn.execute("SET LOCAL medallion.namespaces = '*'")
+        for table in TOOL_TABLES:
+            seen[table] = {r[0] for r in conn.execute(f"SELECT DISTINCT namespace FROM {table}").fetchall()}
+    return seen
+
+
+def test_r6_raw_sql_as_the_tool_role_sees_only_what_a_verified_token_grants(world: dict[str, Any]) -> None:
+    """R6 and security issue point 5: the tool login cannot switch row-level security off itself.
+
+    Logged in as medallion_tool, `SET medallion.namespaces = '*'` once showed every namespace in the
+    Silver tables, the provenance view and telemetry. Now the namespaces come from a token verified
+    inside the database (auth.enter): without one nothing is visible, with one only its namespaces,
+    a forged session nonce or a revoked token shows nothing, and telemetry shows only the caller's
+    own capability's rows.
+    """
+    settings = world["settings"]
+    with open_tools(world["tokens"]["valid"], settings) as tools:  # telemetry rows of this capability
+        tools.list(namespace=OWN)
+    with open_tools(None, settings) as admin:  # and of the local admin, in both namespaces
+        admin.list(namespace=OTHER)
+        admin.list(namespace=OWN)
+    conn = connect(settings, "tool", autocommit=True)
     try:
-        conn.execute("SELECT set_config('medallion.namespaces', %s, true)", (OWN,))
-        for table in ("silver.facts", "silver.entities", "silver.chunks", "silver.edges", "silver.overlays",
-                      "silver.documents", "silver.working_memory", "gold.event_provenance"):
-            leaked = conn.execute(f"SELECT count(*) FROM {table} WHERE namespace = %s", (OTHER,)).fetchone()[0]
-            assert leaked == 0, table
-            total = conn.execute(f"SELECT count(DISTINCT namespace) FROM {table}").fetchone()[0]
-            assert total <= 1, table
-        assert conn.execute("SELECT count(*) FROM silver.facts").fetchone()[0] > 0
-        conn.rollback()
-        # without a namespace set, nothing at all
-        assert conn.execute("SELECT count(*) FROM silver.facts").fetchone()[0] == 0
-        conn.rollback()
+        assert all(not seen for seen in _visible_namespaces(conn).values())
+        conn.execute("SELECT set_config('medallion.session', 'forged-nonce', false)")
+        assert all(not seen for seen in _visible_namespaces(conn).values())
+
+        [(cap_id,)] = conn.execute("SELECT capability_id FROM auth.enter(%s)", (world["tokens"]["valid"],)).fetchall()
+        seen = _visible_namespaces(conn)
+        assert all(found <= {OWN} for found in seen.values()), seen
+        assert seen["silver.facts"] == {OWN} and seen["gold.event_provenance"] == {OWN}
+        conn.execute("SET medallion.namespaces = '*'")
+        principals = {r[0] for r in conn.execute("SELECT DISTINCT principal FROM telemetry.retrievals").fetchall()}
+        assert principals == {cap_id}
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
-            conn.execute("SELECT count(*) FROM bronze.events")
-        conn.rollback()
+            conn.execute("SELECT * FROM auth.sessions")
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
-            conn.execute("SELECT count(*) FROM silver.resolutions")
-        conn.rollback()
-        with pytest.raises(psycopg.errors.InsufficientPrivilege):
-            conn.execute("SELECT count(*) FROM gold.approvals")
+            conn.execute("SELECT auth.admit_local(pg_backend_pid(), 'local:mallory')")
+        with pytest.raises(psycopg.errors.InvalidAuthorizationSpecification):
+            conn.execute("SELECT * FROM auth.enter(%s)", (world["tokens"]["revoked"],))
+        for table in ("bronze.events", "silver.resolutions", "gold.approvals", "auth.capabilities"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(f"SELECT count(*) FROM {table}")
     finally:
-        conn.rollback()
         conn.close()
+    # A grant ends with its token: once revoked, the same backend sees nothing.
+    with psycopg.connect(world["url"], autocommit=True) as admin_conn:
+        cap_id, token = capabilities.grant(admin_conn, principal="agent:short-lived", verbs=["search"],
+                                           namespaces=[OWN], created_by="test")
+        conn = connect(settings, "tool", autocommit=True)
+        try:
+            conn.execute("SELECT capability_id FROM auth.enter(%s)", (token,))
+            assert _visible_namespaces(conn)["silver.facts"] == {OWN}
+            capabilities.revoke(admin_conn, cap_id)
+            assert not _visible_namespaces(conn)["silver.facts"]
+        finally:
+            conn.close()
 
 
 # ------------------------------------------------------------------ overlays (G6, G7)

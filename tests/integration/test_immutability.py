@@ -111,7 +111,7 @@ def test_engine_cannot_open_the_erasure_guard_itself(
 ) -> None:
     """R1/B7: setting medallion.erasure_request (even to a real, pending request) does not allow DELETE."""
     target = seeded[0][0]
-    request_id = request_erasure(engine_conn, target, "privacy request", "alice")
+    request_id = request_erasure(admin_conn, target, "privacy request", token=None, local_name="local:alice")
     for value in (str(request_id), "1", "999"):
         with pytest.raises(errors.InsufficientPrivilege), role_conn.transaction():
             role_conn.execute("SELECT set_config('medallion.erasure_request', %s, true)", (value,))
@@ -138,7 +138,7 @@ def test_guard_rejects_unapproved_request_even_for_superuser(
 ) -> None:
     """B4/B7: the delete guard only opens for an *approved* pending request naming that very event."""
     target, other = seeded[0][0], seeded[1][0]
-    request_id = request_erasure(engine_conn, target, "privacy request", "alice")
+    request_id = request_erasure(admin_conn, target, "privacy request", token=None, local_name="local:alice")
     with pytest.raises(errors.InsufficientPrivilege, match="append-only"), admin_conn.transaction():
         admin_conn.execute("SELECT set_config('medallion.erasure_request', %s, true)", (str(request_id),))
         admin_conn.execute("DELETE FROM bronze.events WHERE event_id = %s", (target,))

@@ -96,9 +96,10 @@ def test_erased_event_cannot_come_back(engine_conn: psycopg.Connection, admin_co
     from dagster_project.gold.capabilities import grant
 
     first = ingest_events(engine_conn, [_event(1, "my home address is 1 Secret Lane")])
-    grant(admin_conn, principal="bob", verbs=["admin"], namespaces=["team-a"], created_by="test")
-    request_id = request_erasure(engine_conn, first.statuses[0].event_id, "personal data", "alice")
-    approve_erasure(engine_conn, request_id, "bob")
+    _, bob = grant(admin_conn, principal="bob", verbs=["admin"], namespaces=["team-a"], created_by="test")
+    request_id = request_erasure(admin_conn, first.statuses[0].event_id, "personal data", token=None,
+                                 local_name="local:alice")
+    approve_erasure(engine_conn, request_id, token=bob)
 
     again = ingest_events(engine_conn, [_event(1, "my home address is 1 Secret Lane"), _event(2)])
     assert [s.status for s in again.statuses] == ["rejected", "inserted"]

@@ -6,8 +6,9 @@ the byte offset and a human-readable reason; the valid events of the same batch 
 
 Each class below is one raw JSONL line (bytes) together with the exact machine ``code`` the contract
 must produce and a fragment the human-readable reason must contain. The classes in
-``KNOWN_BUG_CLASSES`` once crashed the whole batch or produced a multi-line reason (see the comment
-on each); they stay as regression cases.
+``KNOWN_BUG_CLASSES`` once crashed the whole batch or produced a multi-line reason, and those in
+``POISON_CLASSES`` once passed the contract and then crashed the batch or the derivation (see the
+comment on each); they stay as regression cases.
 """
 
 from __future__ import annotations
@@ -268,7 +269,57 @@ KNOWN_BUG_CLASSES: list[tuple[str, bytes, str, str]] = [
     ),
 ]
 
-ALL_CLASSES = CONTRACT_CLASSES + KNOWN_BUG_CLASSES
+_OVERLAY_OK = json.dumps({"fact_id": "f1", "action": "redact", "selector": _SELECTOR})
+
+
+def _nested(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+# Regression classes (security issue): each passed the contract, then crashed the batch (the whole
+# file after it lost, no quarantine row) or every later derivation. Now each is refused up front.
+POISON_CLASSES: list[tuple[str, bytes, str, str]] = [
+    # The jsonb encoder raised "Integer exceeds 64-bit range" (TypeError) inside the batch.
+    ("metadata_integer_2_pow_64", _line(metadata={"x": 18446744073709551616}), "integer_out_of_range", "64-bit"),
+    ("metadata_integer_below_int64_min", _line(metadata={"x": [-(2**63) - 1]}), "integer_out_of_range",
+     "'metadata.x[0]'"),
+    # The fact's value is stored by the derivation: same failure there, on every run.
+    ("fact_value_integer_2_pow_64", _fact({**_FACT_OK, "value": 2**64}), "integer_out_of_range", "fact content"),
+    # The encoder stops at 255 levels while json.loads accepts ~1000: the batch crashed.
+    ("metadata_nested_300_deep", _line(metadata=_nested(300)), "too_deep", "levels deep"),
+    # The parser kept the last of two equal keys: what landed was not what a reader of the line sees.
+    ("duplicate_top_level_key", _PLAIN[:-1] + b', "source": "github"}', "duplicate_key", "'source'"),
+    ("duplicate_key_in_metadata", _PLAIN[:-1] + b', "metadata": {"a": 1, "a": 2}}', "duplicate_key", "'a'"),
+    (
+        "duplicate_key_in_fact_content",
+        _line(kind="fact", content='{"subject": "alice", "subject": "bob", "predicate": "p", "value": 1}'),
+        "duplicate_key",
+        "'subject'",
+    ),
+    # Stored as year 1 BC; the derivation then failed "timestamp too small" on every run.
+    ("occurred_at_year_1_plus_one_hour", _line(occurred_at="0001-01-01T00:00:00+01:00"), "invalid_occurred_at",
+     "1000-01-01"),
+    ("fact_valid_from_year_1", _fact({**_FACT_OK, "valid_from": "0001-01-01T00:00:00Z"}), "invalid_payload",
+     "'valid_from' is out of range"),
+    # NUL / unpaired surrogates decoded from the fact content: the derivation could not store them.
+    ("nul_in_fact_subject", _fact({**_FACT_OK, "subject": "al\u0000ice"}), "nul_byte", "'subject'"),
+    ("surrogate_in_fact_value", _fact({**_FACT_OK, "value": "\ud800"}), "invalid_unicode", "'value'"),
+    ("nul_in_nested_metadata_key", _line(metadata={"a": {"k\u0000": 1}}), "nul_byte", "a key in field 'metadata.a'"),
+    # An entity without a name.
+    ("fact_subject_blank", _fact({**_FACT_OK, "subject": "   "}), "invalid_payload", "'subject' must not be blank"),
+    # Overlay metadata of the wrong shape: the overlay derivation failed on it.
+    ("overlay_anchor_string", _line(kind="overlay", content=_OVERLAY_OK, metadata={"anchor": "x"}),
+     "invalid_metadata", "'metadata.anchor'"),
+    ("overlay_retracts_string", _line(kind="overlay", content=_OVERLAY_OK, metadata={"retracts": "abc"}),
+     "invalid_metadata", "'metadata.retracts'"),
+    ("overlay_replaces_list", _line(kind="overlay", content=_OVERLAY_OK, metadata={"replaces": [1]}),
+     "invalid_metadata", "'metadata.replaces'"),
+]
+
+ALL_CLASSES = CONTRACT_CLASSES + KNOWN_BUG_CLASSES + POISON_CLASSES
 
 
 def _params(classes: list[tuple[str, bytes, str, str]]) -> list[Any]:

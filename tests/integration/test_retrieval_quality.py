@@ -12,6 +12,7 @@ import pytest
 
 from dagster_project.bronze.ingest import ingest_events
 from dagster_project.db.connection import connect
+from dagster_project.gold import capabilities
 from dagster_project.gold.tools import open_tools
 from dagster_project.settings import Settings
 from dagster_project.silver.derive import derive
@@ -127,13 +128,20 @@ def test_bm25_statistics_stay_exact_through_inserts_deletes_and_rebuilds(
 
 @pytest.mark.parametrize("function", ["fts_facts", "fts_chunks"])
 def test_bm25_functions_keep_the_namespace_firewall(settings: Settings, engine_conn: psycopg.Connection,
-                                                    function: str) -> None:
+                                                    admin_conn: psycopg.Connection, function: str) -> None:
     ingest_events(engine_conn, [_event(1, "user:ann", "The ferry to Zanzibar serves coffee.", "chat://y")],
                   origin="test")
     derive(engine_conn, settings)
     third = "true" if function == "fts_facts" else "NULL"
     sql = f"SELECT count(*) FROM silver.{function}(%s, 'ferry', 'ferry', 'ferry', 5, {third})"
+    _, token = capabilities.grant(admin_conn, principal="agent:fts", verbs=["search"], namespaces=[NS],
+                                  created_by="test")
     with connect(settings, "tool") as conn:
+        conn.execute("SELECT set_config('medallion.namespaces', %s, true)", (NS,))
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):  # no verified token: nothing is visible
+            conn.execute(sql, (NS,))
+        conn.rollback()
+        conn.execute("SELECT capability_id FROM auth.enter(%s)", (token,))
         conn.execute("SELECT set_config('medallion.namespaces', %s, true)", (NS,))
         assert conn.execute(sql, (NS,)).fetchone()[0] == 1
         conn.rollback()

@@ -109,9 +109,10 @@ def test_erasure_rederives_the_namespace(engine_conn: psycopg.Connection, admin_
     result = ingest_events(engine_conn, events)
     derive(engine_conn, settings)
     assert engine_conn.execute("SELECT count(*) FROM silver.facts").fetchone()[0] == 3
-    grant(admin_conn, principal="bob", verbs=["admin"], namespaces=["erase-me"], created_by="test")
-    request_id = request_erasure(engine_conn, result.statuses[1].event_id, "personal data", "alice")
-    approve_erasure(engine_conn, request_id, "bob")
+    _, bob = grant(admin_conn, principal="bob", verbs=["admin"], namespaces=["erase-me"], created_by="test")
+    request_id = request_erasure(admin_conn, result.statuses[1].event_id, "personal data", token=None,
+                                 local_name="local:alice")
+    approve_erasure(engine_conn, request_id, token=bob)
     report = derive(engine_conn, settings)
     assert report.namespaces_rebuilt == ["erase-me"]
     values = {r[0] for r in engine_conn.execute("SELECT value_text FROM silver.facts").fetchall()}

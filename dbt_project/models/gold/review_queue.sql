@@ -1,7 +1,8 @@
 -- What needs a person (SPEC G9): contested pairs the authority policy could not settle, quarantined
--- input, load-bearing facts (importance >= 0.5) past their half-life that need re-verifying, and
--- people's overlays that no longer anchor to the ledger after a re-derivation (SPEC G6).
--- The drift audit adds its findings here in a later issue.
+-- input, load-bearing facts (importance >= 0.5) past their half-life that need re-verifying,
+-- people's overlays that no longer anchor to the ledger after a re-derivation (SPEC G6) or that were
+-- refused (they would overwrite or retract a person's overlay without an approved request), Bronze
+-- events the derivation parked (R4, R10) and the latest drift audit's findings (SPEC A1).
 with contested as (
     select
         f.namespace,
@@ -71,14 +72,20 @@ select
     o.target_fact_id::text,
     ('A person''s ' || o.action || ' overlay of fact ' || o.target_fact_id
      || case when o.action = 'redact' then ' (redacted text)' else ' ("' || o.exact || '")' end
-     || ' no longer anchors to the ledger after a re-derivation.')::text,
+     || case when o.status = 'refused'
+             then ' by ' || coalesce(o.author, 'an unknown author') || ' was not applied: it would overwrite or '
+                  || 'retract a person''s overlay without an approved request.'
+             else ' no longer anchors to the ledger after a re-derivation.' end)::text,
     array[o.target_fact_id]::text[],
     null::bigint,
     o.recorded_at::timestamptz,
-    'Re-apply it to the fact that now states this (medallion overlay edit|annotate|redact) or retract it '
-    '(medallion overlay retract).'::text
+    (case when o.status = 'refused'
+          then 'If the change is wanted, ask for it with medallion overlay edit|redact (or retract) so another '
+               || 'admin approves it; otherwise leave it: it stays unapplied.'
+          else 'Re-apply it to the fact that now states this (medallion overlay edit|annotate|redact) or retract it '
+               || '(medallion overlay retract).' end)::text
 from {{ ref('stg_silver__overlays') }} as o
-where o.status = 'unanchored'
+where o.status in ('unanchored', 'refused')
 
 union all
 
@@ -99,3 +106,26 @@ where d.severity <> 'info'
   and d.check_name <> 'stale'
   and d.run_id = (select r.run_id from {{ ref('stg_gold__drift_report') }} as r order by r.audited_at desc, r.run_id
                   limit 1)
+
+union all
+
+-- Bronze events the derivation parked (silver.derivation_failures): a model fault clears on a later
+-- run; an event that fails every run is input the derivation cannot handle and only a person can
+-- settle. Bronze is append-only, so the way out of bad input is an approved erasure.
+select
+    ('derivation_failure:' || x.bronze_event_id || ':' || x.step)::text,
+    x.namespace::text,
+    'derivation_failure'::text,
+    'medium'::text,
+    coalesce(e.source || ':' || e.source_event_id, 'event ' || x.bronze_event_id)::text,
+    ('Bronze event ' || x.bronze_event_id || coalesce(' (' || e.kind || ')', '') || ' could not be derived at the '
+     || x.step || ' step (' || x.attempts || case when x.attempts = 1 then ' attempt' else ' attempts' end
+     || '): ' || x.reason)::text,
+    array[]::text[],
+    null::bigint,
+    x.last_attempt_at::timestamptz,
+    'Decide whether the event or the derivation is wrong: bad input stays parked until its erasure is '
+    'approved (medallion erase request), a derivation fault is fixed in the engine; every run retries it '
+    'and a derived event leaves the queue.'::text
+from {{ source('silver', 'derivation_failures') }} as x
+left join {{ ref('stg_bronze__events') }} as e on e.event_id = x.bronze_event_id

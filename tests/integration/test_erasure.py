@@ -1,0 +1,174 @@
+"""Erasure: a request and an approval by two different principals, both verified by the database.
+
+A principal is the holder of a valid capability token that grants ``admin`` in the event's
+namespace, checked inside ``bronze.request_erasure`` / ``bronze.approve_erasure``; without a token
+only the administrative login acts, as ``local:<user>``. No caller can name someone else: the
+engine login that once deleted an event by passing ``'agent:escalated2'`` as the approver now gets
+a refusal, and so does the local admin approving its own request under another name.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import psycopg
+import pytest
+
+from dagster_project.bronze.erasure import ErasureError, approve_erasure, list_requests, request_erasure
+from dagster_project.bronze.ingest import ingest_events
+from dagster_project.bronze.integrity import verify
+from dagster_project.gold.capabilities import grant, revoke
+
+NS = "team-a"
+OTHER = "team-b"
+LOCAL = "local:tester"
+
+
+def _event(i: int, ns: str = NS) -> dict[str, Any]:
+    return {"namespace": ns, "source": "slack", "source_event_id": f"C01/{i}", "kind": "transcript",
+            "actor": "user:alice", "content": f"message number {i} in {ns}", "provenance_root": f"slack://C01/p{i}"}
+
+
+@pytest.fixture
+def ids(engine_conn: psycopg.Connection) -> dict[str, list[int]]:
+    """Four events in each of two namespaces; their ids per namespace."""
+    result = ingest_events(engine_conn, [_event(i) for i in range(4)] + [_event(i, OTHER) for i in range(4)])
+    ids = [s.event_id for s in result.statuses]
+    return {NS: ids[:4], OTHER: ids[4:]}
+
+
+def _token(admin_conn: psycopg.Connection, principal: str, verbs: list[str], namespaces: list[str],
+           **kwargs: Any) -> str:
+    return grant(admin_conn, principal=principal, verbs=verbs, namespaces=namespaces, created_by="test", **kwargs)[1]
+
+
+def _exists(admin_conn: psycopg.Connection, event_id: int) -> bool:
+    return admin_conn.execute("SELECT count(*) FROM bronze.events WHERE event_id = %s", (event_id,)).fetchone()[0] == 1
+
+
+def test_erasure_needs_another_admin_and_leaves_a_tombstone(
+    engine_conn: psycopg.Connection, admin_conn: psycopg.Connection, ids: dict[str, list[int]]
+) -> None:
+    """B7: alice asks, alice cannot approve, bob needs admin on the namespace; then the row goes, a tombstone stays."""
+    alice = _token(admin_conn, "user:alice", ["admin"], [NS])
+    target = ids[NS][2]
+    key = admin_conn.execute("SELECT namespace, source, source_event_id, kind, content_hash, chain_hash "
+                             "FROM bronze.events WHERE event_id = %s", (target,)).fetchone()
+    request_id = request_erasure(engine_conn, target, "user asked to be forgotten", token=alice)
+    assert list_requests(engine_conn, "pending")[0]["requested_by"] == "user:alice"
+    with pytest.raises(ErasureError, match="cannot approve their own") as own:
+        approve_erasure(engine_conn, request_id, token=alice)
+    assert own.value.denied
+    bob_elsewhere = _token(admin_conn, "user:bob", ["admin"], [OTHER])
+    bob_no_admin = _token(admin_conn, "user:bob", ["search", "read", "list", "remember"], [NS])
+    for token in (bob_elsewhere, bob_no_admin):
+        with pytest.raises(ErasureError, match="admin") as refused:
+            approve_erasure(engine_conn, request_id, token=token)
+        assert refused.value.denied
+    assert _exists(admin_conn, target)
+
+    bob = _token(admin_conn, "user:bob", ["admin"], [NS])
+    assert approve_erasure(engine_conn, request_id, token=bob) == target
+    assert not _exists(admin_conn, target)
+    tomb = admin_conn.execute(
+        "SELECT namespace, source, source_event_id, kind, content_hash, chain_hash, requested_by, approved_by, reason "
+        "FROM bronze.tombstones WHERE event_id = %s", (target,)).fetchone()
+    assert tomb[:6] == key and tomb[6:] == ("user:alice", "user:bob", "user asked to be forgotten")
+    assert verify(engine_conn) == []
+    with pytest.raises(ErasureError, match="already executed"):
+        approve_erasure(engine_conn, request_id, token=bob)
+
+
+def test_a_search_token_cannot_file_an_erasure_in_another_namespace(
+    engine_conn: psycopg.Connection, admin_conn: psycopg.Connection, ids: dict[str, list[int]]
+) -> None:
+    """Security issue point 2: a search-only token of one namespace filed a request for another's event.
+
+    Requesting needs admin in the event's namespace; a foreign event and a missing one get the same
+    answer, so the refusal reveals nothing about other namespaces.
+    """
+    searcher = _token(admin_conn, "agent:reader", ["search"], [NS])
+    atlas_admin = _token(admin_conn, "user:atlas-admin", ["admin"], [NS])
+    foreign = ids[OTHER][0]
+    missing = max(ids[OTHER]) + 10_000
+    for token, event in ((searcher, foreign), (searcher, ids[NS][0]), (atlas_admin, foreign)):
+        with pytest.raises(ErasureError, match="no event .* this capability may erase") as refused:
+            request_erasure(engine_conn, event, "take it", token=token)
+        assert refused.value.denied
+    with pytest.raises(ErasureError) as on_missing:
+        request_erasure(engine_conn, missing, "take it", token=atlas_admin)
+    with pytest.raises(ErasureError) as on_foreign:
+        request_erasure(engine_conn, foreign, "take it", token=atlas_admin)
+    assert str(on_missing.value).replace(str(missing), "N") == str(on_foreign.value).replace(str(foreign), "N")
+    assert list_requests(engine_conn) == []
+
+
+def test_no_caller_can_name_the_approver(
+    engine_conn: psycopg.Connection, admin_conn: psycopg.Connection, ids: dict[str, list[int]]
+) -> None:
+    """Security issue point 3: the two-person rule is not a string.
+
+    The engine login cannot pass a name where a token is expected (the attack
+    ``bronze.approve_erasure(2, 'agent:escalated2')``), nor act as the local admin; the local admin
+    cannot approve its own request, whatever name it gives the second time.
+    """
+    _token(admin_conn, "agent:escalated2", ["admin"], ["*"])  # a real principal of that name exists
+    target = ids[NS][1]
+    request_id = request_erasure(admin_conn, target, "mine", token=None, local_name=LOCAL)
+    with pytest.raises(ErasureError, match="not a valid capability"):
+        approve_erasure(engine_conn, request_id, token="agent:escalated2")
+    with pytest.raises(psycopg.errors.InsufficientPrivilege), engine_conn.transaction():
+        engine_conn.execute("SELECT bronze.approve_erasure(%s, NULL, 'local:someone-else')", (request_id,))
+    with pytest.raises(ErasureError, match="cannot approve their own"):
+        approve_erasure(admin_conn, request_id, token=None, local_name=LOCAL)
+    with pytest.raises(ErasureError, match="administrative login"):
+        approve_erasure(engine_conn, request_id, token=None, local_name="local:other-admin")
+    assert _exists(admin_conn, target)
+    # A real second person, with a token of their own, approves.
+    approver = _token(admin_conn, "user:other-admin", ["admin"], [NS])
+    assert approve_erasure(engine_conn, request_id, token=approver) == target
+    assert admin_conn.execute("SELECT requested_by, approved_by FROM bronze.tombstones WHERE event_id = %s",
+                              (target,)).fetchone() == (LOCAL, "user:other-admin")
+
+
+def test_expired_or_revoked_admin_cannot_approve(
+    engine_conn: psycopg.Connection, admin_conn: psycopg.Connection, ids: dict[str, list[int]]
+) -> None:
+    """B7: only a currently valid admin capability approves; expired and revoked ones are refused."""
+    target = ids[NS][0]
+    request_id = request_erasure(admin_conn, target, "privacy", token=None, local_name=LOCAL)
+    expired = _token(admin_conn, "user:carol", ["admin"], [NS], expires_at=datetime.now(UTC) - timedelta(minutes=5))
+    cap_id, revoked = grant(admin_conn, principal="user:dave", verbs=["admin"], namespaces=[NS], created_by="test")
+    assert revoke(admin_conn, cap_id)
+    for token in (expired, revoked):
+        with pytest.raises(ErasureError, match="not a valid capability"):
+            approve_erasure(engine_conn, request_id, token=token)
+    assert _exists(admin_conn, target)
+    fresh = _token(admin_conn, "user:erin", ["admin"], [NS], expires_at=datetime.now(UTC) + timedelta(hours=1))
+    assert approve_erasure(engine_conn, request_id, token=fresh) == target
+    assert verify(engine_conn) == []
+
+
+def test_missing_and_duplicate_requests_are_refused(
+    engine_conn: psycopg.Connection, admin_conn: psycopg.Connection, ids: dict[str, list[int]]
+) -> None:
+    """B7: a request for an event that does not exist, or a second pending one, is refused; nothing recorded."""
+    with pytest.raises(ErasureError, match="does not exist"):
+        request_erasure(admin_conn, max(ids[OTHER]) + 10_000, "no such event", token=None, local_name=LOCAL)
+    with pytest.raises(ErasureError, match="does not exist"):
+        approve_erasure(admin_conn, 987_654, token=None, local_name=LOCAL)
+    request_erasure(admin_conn, ids[NS][0], "first", token=None, local_name=LOCAL)
+    with pytest.raises(ErasureError, match="already pending"):
+        request_erasure(admin_conn, ids[NS][0], "second", token=None, local_name=LOCAL)
+    assert len(list_requests(engine_conn)) == 1
+
+
+def test_erasure_list_is_filtered_to_the_callers_namespaces(
+    engine_conn: psycopg.Connection, admin_conn: psycopg.Connection, ids: dict[str, list[int]]
+) -> None:
+    """Security issue point 2: `erase list` showed every namespace's requests and reasons to any token."""
+    request_erasure(admin_conn, ids[NS][0], "atlas reason", token=None, local_name=LOCAL)
+    request_erasure(admin_conn, ids[OTHER][0], "borealis secret reason", token=None, local_name=LOCAL)
+    assert {r["namespace"] for r in list_requests(engine_conn, namespaces=[NS])} == {NS}
+    assert {r["namespace"] for r in list_requests(engine_conn, namespaces=["*"])} == {NS, OTHER}
