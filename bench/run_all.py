@@ -158,7 +158,7 @@ TESTED = [
     ["R9", "capability escalation attempts: minting or revoking beyond one's own grant, erasure and overlay "
      "approvals without a verified second principal, naming someone else, switching row-level security off "
      "from the tool login", "0 succeed",
-     "54 cases, 0 succeeded: tests/e2e/test_cli.py, tests/integration/test_erasure.py, "
+     "65 cases, 0 succeeded: tests/e2e/test_cli.py, tests/integration/test_erasure.py, "
      "test_overlay_approvals.py, test_gold_tools.py", "holds"],
     ["R10", "poison events (times out of range, NUL and lone surrogates, integers over 64 bits, malformed overlay "
      "metadata, duplicate keys, rows the database refuses)", "0 halts",

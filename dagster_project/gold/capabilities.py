@@ -7,14 +7,17 @@ at grant time.
 Who may mint: the local administrative login (``by=None``) anything; a capability only what it
 holds itself — its own ``admin`` verb is required, the new one's verbs and namespaces must be within
 its own, its authority no higher and its expiry no later. ``*`` (every namespace) is minted by the
-local admin alone. Revoking and listing follow the same rule: a capability sees and revokes only
-capabilities that lie within its own namespaces.
+local admin alone, and so is ``admin`` for another principal: otherwise one admin could mint a second
+"person" and pass the two-person rule of erasures and overlay approvals alone. No capability names a
+``local:`` principal, the local admin's. Revoking and listing follow the same rule: a capability
+reaches only capabilities within its own namespaces, verbs and authority.
 """
 
 from __future__ import annotations
 
-import getpass
 import hashlib
+import os
+import pwd
 import re
 import secrets
 from dataclasses import dataclass
@@ -47,14 +50,20 @@ class Capability:
         """True when every one of ``namespaces`` is among this capability's (``*`` only within ``*``)."""
         return "*" in self.namespaces or ("*" not in namespaces and set(namespaces) <= set(self.namespaces))
 
+    def reaches(self, namespaces: tuple[str, ...], verbs: tuple[str, ...], max_authority: int) -> bool:
+        """True when a capability of these namespaces, verbs and authority lies within this one."""
+        return self.covers(namespaces) and set(verbs) <= set(self.verbs) and max_authority >= self.max_authority
+
 
 class GrantRefused(PermissionError):
     """A capability tried to mint or revoke beyond what it holds itself (one sentence why)."""
 
 
-def check_mint(by: Capability | None, verbs: list[str], namespaces: list[str], max_authority: int,
+def check_mint(by: Capability | None, principal: str, verbs: list[str], namespaces: list[str], max_authority: int,
                expires_at: datetime | None) -> None:
     """Refuse a grant the minting capability could not make; ``by=None`` is the local admin."""
+    if principal.startswith("local:"):
+        raise GrantRefused("'local:' principals are the local admin's; give the holder another name")
     if by is None:
         return
     if "admin" not in by.verbs:
@@ -74,11 +83,17 @@ def check_mint(by: Capability | None, verbs: list[str], namespaces: list[str], m
     if by.expires_at is not None and (expires_at is None or expires_at > by.expires_at):
         raise GrantRefused(f"this capability expires at {by.expires_at.isoformat()}: a capability it grants "
                            "must expire no later (give --expires)")
+    if "admin" in verbs and principal != by.principal:
+        raise GrantRefused("a capability grants admin only to its own principal: a second admin is named by "
+                           "the local admin, so that two approvals are two people")
 
 
 def local_principal() -> str:
-    """The local admin's principal: ``local:<os user>`` (the holder of the administrative login)."""
-    return f"local:{getpass.getuser()}"
+    """The local admin's principal: ``local:<os user>`` (the holder of the administrative login).
+
+    The name comes from the process's user id, not from ``USER`` / ``LOGNAME``, which any caller sets.
+    """
+    return f"local:{pwd.getpwuid(os.geteuid()).pw_name}"
 
 
 def hash_token(token: str) -> str:
@@ -107,11 +122,11 @@ def grant(
         raise ValueError("grant at least one verb")
     if not namespaces:
         raise ValueError("grant at least one namespace (or '*')")
-    bad = [n for n in namespaces if n != "*" and not NAMESPACE.match(n)]
+    bad = [n for n in namespaces if n != "*" and not NAMESPACE.fullmatch(n)]
     if bad:
         raise ValueError(f"namespace {bad[0]!r} is not valid: use lowercase letters, digits, '-' and '_' "
                          "(or '*' for every namespace)")
-    check_mint(by, verbs, namespaces, max_authority, expires_at)
+    check_mint(by, principal, verbs, namespaces, max_authority, expires_at)
     capability_id = "cap_" + secrets.token_hex(8)
     token = "mm_" + secrets.token_urlsafe(32)
     with conn.transaction():
@@ -139,15 +154,16 @@ def resolve(conn: psycopg.Connection, token: str) -> Capability | None:
 def revoke(conn: psycopg.Connection, capability_id: str, by: Capability | None = None) -> bool:
     """Revoke a capability; False when no such active capability exists within ``by``'s reach.
 
-    A capability (``by``) needs ``admin`` and revokes only capabilities whose namespaces lie within
-    its own; the answer for one outside its reach is the same as for one that does not exist.
+    A capability (``by``) needs ``admin`` and revokes only capabilities within its own namespaces,
+    verbs and authority; the answer for one outside its reach is the same as for one that does not
+    exist.
     """
     if by is not None and "admin" not in by.verbs:
         raise GrantRefused("revoking capabilities needs the admin verb")
     with conn.transaction():
-        row = conn.execute("SELECT namespaces FROM auth.capabilities WHERE capability_id = %s AND revoked_at IS NULL "
-                           "FOR UPDATE", (capability_id,)).fetchone()
-        if row is None or (by is not None and not by.covers(tuple(row[0]))):
+        row = conn.execute("SELECT namespaces, verbs, max_authority FROM auth.capabilities WHERE capability_id = %s "
+                           "AND revoked_at IS NULL FOR UPDATE", (capability_id,)).fetchone()
+        if row is None or (by is not None and not by.reaches(tuple(row[0]), tuple(row[1]), row[2])):
             return False
         conn.execute("UPDATE auth.capabilities SET revoked_at = clock_timestamp() WHERE capability_id = %s",
                      (capability_id,))
@@ -164,4 +180,4 @@ def list_capabilities(conn: psycopg.Connection, by: Capability | None = None) ->
     )
     cols = [d.name for d in cur.description or []]
     rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
-    return [r for r in rows if by is None or by.covers(tuple(r["namespaces"]))]
+    return [r for r in rows if by is None or by.reaches(tuple(r["namespaces"]), tuple(r["verbs"]), r["max_authority"])]

@@ -34,10 +34,9 @@ def argument_problem(name: str, value: Any) -> str | None:
         problem = text_problem(value)
         if problem:
             return f"the argument '{name}' {problem}; remove it and call again"
-        if name == "namespace" and not _NAMESPACE.match(value):
-            shown = value if len(value) <= 70 else value[:67] + "..."
-            return (f"namespace {shown!r} is not valid: give one namespace of lowercase letters, digits, '-' and "
-                    "'_' (for example team-atlas)")
+        if name == "namespace" and not _NAMESPACE.fullmatch(value):
+            return ("the namespace given is not valid: give one namespace of lowercase letters, digits, '-' and "
+                    "'_', starting with a letter or digit (for example team-atlas)")
         return None
     if isinstance(value, bool) or value is None:
         return None

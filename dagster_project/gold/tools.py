@@ -867,6 +867,8 @@ class Tools:
                                    allowed_namespaces=cap.namespaces if cap and "*" not in cap.namespaces else None)
             outcome = _single_outcome(result)
             if approval_id is not None:
+                if outcome["status"] != "inserted":
+                    raise ToolError(f"approval request {approval_id} was already carried out by an earlier event")
                 try:
                     conn.execute("SELECT gold.approve_overlay(%s, %s, %s, %s)",
                                  (approval_id, outcome.get("event_id"), self.token if cap else None,

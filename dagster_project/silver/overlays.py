@@ -137,7 +137,7 @@ def rebuild(conn: psycopg.Connection, fingerprint: str, namespaces: Sequence[str
         if link is not None and approved.get(event_id) != (link, replaced):
             status = "refused"  # retracting or overwriting a person's overlay needs an approved request
         elif link is None and payload.action != "annotate" and found.span is not None \
-                and _overwrites(rows, payload.fact_id, found):
+                and _overwrites(rows, found):
             status = "refused"
         elif link == "retracts" and status == "unanchored":
             status = "retracted"  # the record of a retraction needs no anchor of its own
@@ -192,11 +192,11 @@ def _approvals(conn: psycopg.Connection, namespaces: list[str] | None) -> dict[i
             for event, kind, replaced in rows}
 
 
-def _overwrites(rows: Sequence[list[Any]], target_fact_id: str, found: Anchor) -> bool:
-    """True when an active edit or redaction written for the same fact already covers part of this span."""
+def _overwrites(rows: Sequence[list[Any]], found: Anchor) -> bool:
+    """True when an active edit or redaction already covers part of this span of the same fact."""
     assert found.span is not None
     start, end = found.span
-    return any(r[2] == target_fact_id and r[3] == found.fact_id and r[10] in ACTIVE and r[4] != "annotate"
+    return any(r[3] == found.fact_id and r[10] in ACTIVE and r[4] != "annotate"
                and r[13] is not None and r[13] < end and start < r[14] for r in rows)
 
 

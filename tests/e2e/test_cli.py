@@ -149,17 +149,22 @@ def test_a_namespace_admin_cannot_mint_beyond_itself(run) -> None:
     _, atlas_admin, _ = _grant(run, "-n", "team-atlas", "--verbs", "admin,search,read", "--principal", "user:ana",
                                "--max-authority", "3")
     _, other, _ = _grant(run, "-n", "team-borealis", "--verbs", "admin", "--principal", "user:bo")
-    _, everything, _ = _grant(run, "-n", "*", "--verbs", "admin", "--principal", "user:root-ops")
+    _, everything, _ = _grant(run, "-n", "*", "--verbs", "admin,search,read", "--principal", "user:root-ops",
+                              "--max-authority", "1")
     token = atlas_admin["token"]
     for args, why in ((["-n", "*", "--verbs", "admin"], "only the local administrative login"),
                       (["-n", "team-borealis", "--verbs", "search"], "cannot grant namespace"),
                       (["-n", "team-atlas", "-n", "team-borealis", "--verbs", "search"], "cannot grant namespace"),
                       (["-n", "team-atlas", "--verbs", "remember"], "cannot grant verb"),
-                      (["-n", "team-atlas", "--verbs", "search", "--max-authority", "1"], "cannot grant authority")):
+                      (["-n", "team-atlas", "--verbs", "search", "--max-authority", "1"], "cannot grant authority"),
+                      (["-n", "team-atlas", "--verbs", "admin", "--principal", "user:bob"], "admin only to its own"),
+                      (["-n", "team-atlas", "--verbs", "search", "--principal", "local:root"], "'local:' principals")):
         code, _, err = _grant(run, *args, token=token)
         assert code == 2 and why in err and len(err.strip().splitlines()) == 1, (args, err)
     code, minted, err = _grant(run, "-n", "team-atlas", "--verbs", "search", "--principal", "agent:a", token=token)
     assert code == 0, err
+    code, _, err = _grant(run, "-n", "team-atlas", "--verbs", "admin", "--principal", "user:ana", token=token)
+    assert code == 0, err  # admin for its own principal: still one person
     code, _, err = run("search", "anything", "-n", "team-borealis", token=minted["token"])
     assert code == 2
 
@@ -173,7 +178,7 @@ def test_a_namespace_admin_cannot_mint_beyond_itself(run) -> None:
     code, _, err = run("capability", "revoke", minted["capability_id"], token=token)
     assert code == 0, err
     code, _, err = run("capability", "revoke", atlas_admin["capability_id"], token=everything["token"])
-    assert code == 0, err  # a '*' admin (minted by the local admin) reaches every namespace
+    assert code == 0, err  # a '*' admin minted by the local admin, holding those verbs, reaches it
 
 
 def test_erasure_and_db_url_under_a_token(run, tmp_path: Path) -> None:
@@ -195,6 +200,9 @@ def test_erasure_and_db_url_under_a_token(run, tmp_path: Path) -> None:
     assert code == 2
     code, out, err = run("db", "url", token=admin["token"])
     assert code == 2 and out == "" and "MEDALLION_TOKEN" in err
+    for command in ("start", "status"):
+        code, out, err = run("db", command, "--json", token=admin["token"])
+        assert code == 0 and json.loads(out)["url"] is None, err
 
 
 def test_token_limits_ingest_to_its_namespaces_and_authority(run, tmp_path: Path) -> None:

@@ -132,6 +132,24 @@ def test_no_caller_can_name_the_approver(
                               (target,)).fetchone() == (LOCAL, "user:other-admin")
 
 
+def test_two_local_names_are_not_two_people(
+    engine_conn: psycopg.Connection, admin_conn: psycopg.Connection, ids: dict[str, list[int]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Rule 3: the local admin's name comes from its user id, not from USER; and any two `local:` names are one
+    administrative login, so the second approval must come with a token."""
+    from dagster_project.gold.capabilities import local_principal
+
+    before = local_principal()
+    monkeypatch.setenv("USER", "someone-else")
+    monkeypatch.setenv("LOGNAME", "someone-else")
+    assert local_principal() == before
+    request_id = request_erasure(admin_conn, ids[NS][0], "mine", token=None, local_name="local:alice")
+    with pytest.raises(ErasureError, match="cannot approve their own"):
+        approve_erasure(admin_conn, request_id, token=None, local_name="local:bob")
+    assert _exists(admin_conn, ids[NS][0])
+
+
 def test_expired_or_revoked_admin_cannot_approve(
     engine_conn: psycopg.Connection, admin_conn: psycopg.Connection, ids: dict[str, list[int]]
 ) -> None:

@@ -311,6 +311,17 @@ def test_r6_raw_sql_as_the_tool_role_sees_only_what_a_verified_token_grants(worl
         for table in ("bronze.events", "silver.resolutions", "gold.approvals", "auth.capabilities"):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 conn.execute(f"SELECT count(*) FROM {table}")
+        # a predicate of the caller's never runs on rows outside the scope (it would fail on them) ...
+        conn.execute("SET medallion.namespaces = '*'")
+        for view in ("gold.event_provenance", "silver.facts"):
+            probe = (f"SELECT count(*) FROM {view} WHERE CASE WHEN namespace = %s "
+                     "THEN 1 / (length(namespace) - length(namespace)) = 1 ELSE true END")
+            assert conn.execute(probe, (OTHER,)).fetchone()[0] > 0
+        # ... and the tool login cannot create even a temporary function or table to smuggle one in
+        for ddl in ("CREATE TEMP TABLE t (x int)",
+                    "CREATE FUNCTION pg_temp.peek(text) RETURNS boolean LANGUAGE sql AS 'SELECT true'"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(ddl)
     finally:
         conn.close()
     # A grant ends with its token: once revoked, the same backend sees nothing.

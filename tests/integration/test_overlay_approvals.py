@@ -107,7 +107,7 @@ def test_the_decision_is_taken_in_the_database(
     """G7: the engine login cannot mark a request approved, nor bind it to an event that does not carry it out."""
     fact = world["work"]
     with open_tools(world["tokens"]["ana"], settings) as ana:
-        ana.overlay(fact["fact_id"], "edit", quote="Atlas", text="Atlas Labs")
+        edit = ana.overlay(fact["fact_id"], "edit", quote="Atlas", text="Atlas Labs")["event_id"]
         pending = ana.overlay(fact["fact_id"], "edit", quote="Atlas", text="Atlas Inc")
         with pytest.raises(Denied, match="cannot approve their own"):
             ana.approve(pending["approval_id"])
@@ -119,5 +119,13 @@ def test_the_decision_is_taken_in_the_database(
                             (pending["approval_id"], unrelated, world["tokens"]["ben"]))
     with pytest.raises(psycopg.errors.InvalidAuthorizationSpecification):
         engine_conn.execute("SELECT gold.approve_overlay(%s, %s, %s)", (pending["approval_id"], unrelated, "user:ben"))
+    # an event the requester planted with the approval's links is not the approver's, so it cannot carry it out
+    planted = _forged(fact, "edit", "Atlas", {"replaces": edit,
+                                              "approval_id": pending["approval_id"]}, text="Atlas Inc", seid="planted")
+    planted["actor"] = "user:ana"
+    [status] = ingest_events(engine_conn, [planted]).statuses
+    with pytest.raises(psycopg.errors.InvalidParameterValue, match="does not carry out"):
+        engine_conn.execute("SELECT gold.approve_overlay(%s, %s, %s)",
+                            (pending["approval_id"], status.event_id, world["tokens"]["ben"]))
     assert admin_conn.execute("SELECT status FROM gold.approvals WHERE approval_id = %s",
                               (pending["approval_id"],)).fetchone()[0] == "pending"

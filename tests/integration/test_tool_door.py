@@ -73,7 +73,7 @@ def test_hostile_text_is_refused_in_one_sentence_and_every_call_is_logged(
     assert [ok for _, ok, _ in rows] == [False, True] * (len(calls) * len(HOSTILE))
 
 
-@pytest.mark.parametrize("namespace", ["", "a,b", "Team A", "x" * 64, "*"])
+@pytest.mark.parametrize("namespace", ["", "a,b", "Team A", "x" * 64, "*", "door-a\n"])
 def test_a_malformed_namespace_is_one_sentence(remembered: Settings, namespace: str,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """Point 8: `search -n ''` or `-n 'a,b'` gives one sentence naming the rule, through the API and the CLI."""

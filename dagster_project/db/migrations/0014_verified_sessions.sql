@@ -81,7 +81,7 @@ RETURNS TABLE (capability_id text, principal text, verbs text[], namespaces text
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, auth AS $$
 DECLARE
     cap   auth.capabilities%ROWTYPE;
-    nonce text := md5(random()::text || clock_timestamp()::text) || md5(random()::text || pg_backend_pid()::text);
+    nonce text := gen_random_uuid()::text || gen_random_uuid()::text;
 BEGIN
     SELECT * INTO cap FROM auth.capabilities c
     WHERE c.token_hash = encode(sha256(convert_to(coalesce(p_token, ''), 'UTF8')), 'hex')
@@ -90,7 +90,8 @@ BEGIN
         RAISE EXCEPTION 'the token is not a valid capability (unknown, expired or revoked)'
             USING ERRCODE = 'invalid_authorization_specification';
     END IF;
-    DELETE FROM auth.sessions s WHERE s.pid = pg_backend_pid();
+    DELETE FROM auth.sessions s
+    WHERE s.pid = pg_backend_pid() OR s.pid NOT IN (SELECT a.pid FROM pg_stat_activity a);
     INSERT INTO auth.sessions (pid, nonce, capability_id, principal, namespaces)
     VALUES (pg_backend_pid(), nonce, cap.capability_id, cap.principal, cap.namespaces);
     PERFORM set_config('medallion.session', nonce, false);
@@ -104,13 +105,13 @@ $$;
 CREATE FUNCTION auth.admit_local(p_pid integer, p_principal text) RETURNS text
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, auth AS $$
 DECLARE
-    nonce text := md5(random()::text || clock_timestamp()::text) || md5(random()::text || p_pid::text);
+    nonce text := gen_random_uuid()::text || gen_random_uuid()::text;
 BEGIN
     IF NOT auth.trusted_session() THEN
         RAISE EXCEPTION 'only the engine or administrative login admits a local session'
             USING ERRCODE = 'insufficient_privilege';
     END IF;
-    DELETE FROM auth.sessions s WHERE s.pid = p_pid;
+    DELETE FROM auth.sessions s WHERE s.pid = p_pid OR s.pid NOT IN (SELECT a.pid FROM pg_stat_activity a);
     INSERT INTO auth.sessions (pid, nonce, capability_id, principal, namespaces)
     VALUES (p_pid, nonce, NULL, p_principal, ARRAY['*']);
     RETURN nonce;
@@ -179,7 +180,9 @@ CREATE POLICY tool_namespaces ON telemetry.retrievals FOR SELECT TO medallion_to
            OR (namespace = ANY ((SELECT auth.scope())::text[])
                AND principal = (SELECT coalesce(g.capability_id, g.principal) FROM auth.session_grant() g)));
 
-CREATE OR REPLACE VIEW gold.event_provenance WITH (security_barrier = false) AS
+-- security_barrier: a caller's own predicate (a cast that fails, a function) must not run on rows the
+-- scope filter would drop; the index join on event_id uses a leakproof operator and is still pushed down.
+CREATE OR REPLACE VIEW gold.event_provenance WITH (security_barrier = true) AS
     SELECT e.event_id, e.namespace, e.source, e.source_event_id, e.kind, e.actor, e.occurred_at,
            e.received_at, e.provenance_root, e.authority
     FROM bronze.events e
@@ -251,8 +254,9 @@ BEGIN
         RAISE EXCEPTION 'erasure request % was already executed', p_request_id
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    IF req.requested_by = who THEN
-        RAISE EXCEPTION 'the requester (%) cannot approve their own erasure: another admin must approve it', who
+    IF req.requested_by = who OR (req.requested_by LIKE 'local:%' AND who LIKE 'local:%') THEN
+        RAISE EXCEPTION 'the requester (%) cannot approve their own erasure: another admin must, with their own token',
+            req.requested_by
             USING ERRCODE = 'insufficient_privilege';
     END IF;
 
@@ -305,15 +309,17 @@ BEGIN
         RAISE EXCEPTION 'approval request % is already %', p_approval_id, req.status
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    IF req.requested_by = who THEN
-        RAISE EXCEPTION 'the person who asked cannot approve their own request; another admin must'
+    IF req.requested_by = who OR (req.requested_by LIKE 'local:%' AND who LIKE 'local:%') THEN
+        RAISE EXCEPTION 'the person who asked cannot approve their own request; another admin must, with their own token'
             USING ERRCODE = 'insufficient_privilege';
     END IF;
     link := CASE req.kind WHEN 'overlay_retract' THEN 'retracts' ELSE 'replaces' END;
     SELECT * INTO ev FROM bronze.events WHERE event_id = p_result_event_id;
     IF NOT FOUND OR ev.kind <> 'overlay' OR ev.namespace <> req.namespace
        OR (ev.metadata ->> link) IS DISTINCT FROM req.overlay_event_id::text
-       OR (ev.metadata ->> 'approval_id') IS DISTINCT FROM req.approval_id::text THEN
+       OR (ev.metadata ->> 'approval_id') IS DISTINCT FROM req.approval_id::text
+       OR ev.actor IS DISTINCT FROM (CASE WHEN who LIKE '%:%' THEN who ELSE 'user:' || who END)
+       OR ev.received_at < req.requested_at THEN
         RAISE EXCEPTION 'event % does not carry out approval request %', p_result_event_id, p_approval_id
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
@@ -340,5 +346,17 @@ GRANT EXECUTE ON FUNCTION auth.scope(), auth.session_grant(), auth.enter(text)
 GRANT EXECUTE ON FUNCTION auth.admit_local(integer, text), bronze.request_erasure(bigint, text, text, text),
     bronze.approve_erasure(bigint, text, text), gold.approve_overlay(bigint, bigint, text, text)
     TO medallion_engine;
--- Only approve_overlay decides an approval; the engine files requests.
-REVOKE UPDATE ON gold.approvals FROM medallion_engine;
+-- Only approve_overlay decides an approval; the engine files requests, which start pending.
+REVOKE INSERT, UPDATE ON gold.approvals FROM medallion_engine;
+GRANT INSERT (kind, namespace, fact_id, overlay_event_id, proposal, reason, requested_by) ON gold.approvals
+    TO medallion_engine;
+
+-- One pending erasure request per event, even for two requests filed at the same moment.
+CREATE UNIQUE INDEX erasure_requests_one_pending ON bronze.erasure_requests (event_id) WHERE status = 'pending';
+
+-- The tool login creates nothing, not even temporary functions a leaky predicate could use.
+DO $$
+BEGIN
+    EXECUTE format('REVOKE TEMPORARY ON DATABASE %I FROM PUBLIC, medallion_tool', current_database());
+END
+$$;
