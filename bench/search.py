@@ -404,7 +404,8 @@ def diagnose(tools, engine, admin, settings, queries: list[str], sources: list[d
     vec_sql = f"SELECT f.fact_id FROM silver.facts f WHERE {where} ORDER BY f.embedding <=> %(q)s::vector LIMIT %(n)s"
     fts_sql = "SELECT fact_id FROM silver.fts_facts(%(ns)s, %(tsq_all)s, %(tsq_pairs)s, %(tsq)s, 50, true)"
     hydrate = FACT_SELECT.format(source="silver.facts") + "WHERE f.fact_id = ANY(%(ids)s)"
-    join = "LEFT JOIN gold.event_provenance p ON p.event_id = f.bronze_event_id"
+    join = ("LEFT JOIN LATERAL (SELECT p.source_event_id FROM gold.event_provenance p WHERE p.event_id = "
+            "f.bronze_event_id\n                   OFFSET 0) p ON true")
     no_prov = hydrate.replace(join, "").replace("p.source_event_id", "NULL") if join in hydrate else None
     slot = "WHERE f.namespace = %(ns)s AND f.subject_id = ANY(%(ids)s) AND f.predicate = %(p)s AND f.valid_to IS NULL"
     times: dict[str, list[float]] = {}

@@ -91,6 +91,9 @@ LEFT JOIN LATERAL (
 """
 
 
+# gold.event_provenance is a security-barrier view: joined directly, its key cannot drive an index scan
+# (the join clause may not move below the barrier's own filter), so each fact looks up its event in a
+# lateral subquery that OFFSET 0 keeps whole, where the key is a leakproof restriction the index serves.
 FACT_SELECT = """
 SELECT f.fact_id, e.canonical_name, f.predicate, f.value, f.statement, f.valid_from, f.valid_to, f.recorded_at,
        f.superseded_at, f.verified_at, f.authority, f.confidence, f.contested, f.superseded_by, f.importance,
@@ -98,7 +101,8 @@ SELECT f.fact_id, e.canonical_name, f.predicate, f.value, f.statement, f.valid_f
        , ov.overlays
 FROM {source} f
 JOIN silver.entities e ON e.entity_id = f.subject_id
-LEFT JOIN gold.event_provenance p ON p.event_id = f.bronze_event_id
+LEFT JOIN LATERAL (SELECT p.source_event_id FROM gold.event_provenance p WHERE p.event_id = f.bronze_event_id
+                   OFFSET 0) p ON true
 """ + OVERLAYS_JOIN
 
 
@@ -486,7 +490,8 @@ class Tools:
                 head = conn.execute(
                     "SELECT d.path, d.version_hash, d.parent_hash, d.bronze_event_id, d.recorded_at, p.source, "
                     "p.source_event_id, p.provenance_root FROM silver.documents d "
-                    "LEFT JOIN gold.event_provenance p ON p.event_id = d.bronze_event_id "
+                    "LEFT JOIN LATERAL (SELECT p.source, p.source_event_id, p.provenance_root "
+                    "FROM gold.event_provenance p WHERE p.event_id = d.bronze_event_id OFFSET 0) p ON true "
                     "WHERE d.namespace = %s AND d.path = %s AND d.is_head", (namespace, path),
                 ).fetchone()
                 if head is None:
@@ -605,7 +610,8 @@ class Tools:
                 for row in conn.execute(
                         "SELECT c.chunk_id, c.bronze_event_id, c.char_start, c.char_end, c.text, c.occurred_at, "
                         "c.provenance_root, p.source, p.source_event_id FROM silver.chunks c "
-                        "LEFT JOIN gold.event_provenance p ON p.event_id = c.bronze_event_id "
+                        "LEFT JOIN LATERAL (SELECT p.source, p.source_event_id FROM gold.event_provenance p "
+                        "WHERE p.event_id = c.bronze_event_id OFFSET 0) p ON true "
                         "WHERE c.chunk_id = ANY(%s)", (chunk_ids,)).fetchall():
                     chunk_rows[row[0]] = row
         # turn-level fusion: every list votes once per Bronze event (gold/fusion.py)
