@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 Decision = Literal["add", "update", "supersede", "skip"]
+ValueType = Literal["entity", "date", "number", "text"]
 
 
 @dataclass(frozen=True)
@@ -31,12 +32,18 @@ class EventInput:
 class FactCandidate:
     """One atomic fact proposed by a distiller, before conflict resolution.
 
-    ``subject`` is an entity's display name ("Alice", "atlas-api", "Room 101"); ``predicate`` a
-    vocabulary name (dbt_project/seeds/predicates.csv); ``value`` typed JSON (usually a string);
+    ``subject`` is what the clause is about ("Alice", "atlas-api", "The Marriage of Figaro"), never
+    the speaker unless the clause is about the speaker; ``predicate`` a curated name
+    (dbt_project/seeds/predicates.csv) or a learned key normalised from the relation phrase
+    ("author", "famous_for"); ``value`` typed JSON: an entity's name, an ISO date, ``{"number": 3.5,
+    "unit": "km"}`` or text, as ``value_type`` says;
     ``statement`` one self-contained sentence; ``valid_from`` when it became true; ``span`` the
     (start, end) character span of the source text in the event content it came from;
     ``object_entity`` the entity name when the value is itself an entity (works_at, member_of,
     relationship, lives_in, located_in, owns, attended, ...), so that an edge can be drawn.
+    ``cardinality`` is the distiller's hint for a learned predicate (``one`` | ``many``; a curated
+    predicate's comes from the seed), ``relation`` the phrase the predicate was read from ("is famous
+    for"), kept as an alias in the vocabulary.
     """
 
     subject: str
@@ -47,6 +54,9 @@ class FactCandidate:
     confidence: float
     span: tuple[int, int] | None = None
     object_entity: str | None = None
+    value_type: ValueType = "text"
+    cardinality: str | None = None
+    relation: str | None = None
 
 
 @dataclass(frozen=True)
