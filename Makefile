@@ -9,11 +9,12 @@ STAMP := $(VENV)/.installed
 HS_VENV := .venv-hindsight
 HS_STAMP := $(HS_VENV)/.installed
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml requirements-parser.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e ".[dev,hindsight]"
+	$(BIN)/pip install --quiet --no-deps --require-hashes -r requirements-parser.txt
 	touch $(STAMP)
 
 # A real Hindsight server for the tests (SPEC A2), in its own virtualenv: it needs protobuf>=7,

@@ -306,9 +306,21 @@ def build_medallion(settings: Settings, samples: list[dict[str, Any]], distiller
             "(SELECT count(*) FROM silver.chunks WHERE namespace = ANY(%(ns)s)), "
             "(SELECT count(*) FROM silver.working_memory WHERE namespace = ANY(%(ns)s))", {"ns": spaces}).fetchone(),
             strict=True))
+        shape = conn.execute(
+            "SELECT count(*) FILTER (WHERE predicate = 'states'), count(*), count(DISTINCT predicate) "
+            "FROM silver.facts WHERE namespace = ANY(%(ns)s)", {"ns": spaces}).fetchone()
+        # every supersession, old and new statement side by side, for a reader to judge
+        supersedes = [{"old": old, "new": new, "reason": reason} for old, new, reason in conn.execute(
+            "SELECT o.statement, n.statement, r.reason FROM silver.resolutions r "
+            "JOIN silver.facts o ON o.fact_id = r.target_fact_id "
+            "JOIN silver.facts n ON n.fact_id = r.candidate_fact_id "
+            "WHERE r.namespace = ANY(%(ns)s) AND r.decision = 'supersede' "
+            "ORDER BY r.bronze_event_id, r.candidate_index",
+            {"ns": spaces}).fetchall()]
     finally:
         conn.close()
-    return {"events": len(events), **counts, "decisions": dict(report.decisions),
+    return {"events": len(events), **counts, "states_share": round(shape[0] / max(shape[1], 1), 4),
+            "predicates": shape[2], "supersedes": supersedes, "decisions": dict(report.decisions),
             "failures": len(report.failures), "embeddings_encoded": report.embeddings_encoded,
             "embedding_cache_hits": report.cache_hits, "ingest_seconds": round(ingest_s, 2),
             "derive_seconds": round(report.seconds, 2)}

@@ -5,6 +5,7 @@ the ledger hash (fact ids, intervals, decisions) is taken; then a full rebuild f
 hash again. Target: identical.
 
     python bench/rebuild.py [--conversations 10] [--batches 5] [--seed 3]
+    python bench/rebuild.py --factconsolidation sh_262k   # the same on a FactConsolidation set
 """
 
 from __future__ import annotations
@@ -34,8 +35,16 @@ def main() -> None:
     parser.add_argument("--conversations", type=int, default=10)
     parser.add_argument("--batches", type=int, default=5)
     parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--factconsolidation", metavar="SET", help="a FactConsolidation set (e.g. sh_262k) instead")
     args = parser.parse_args()
-    events = list(itertools.chain.from_iterable(to_events(s) for s in load()[: args.conversations]))
+    if args.factconsolidation:
+        from bench import factconsolidation as fc
+
+        events = fc.to_events(args.factconsolidation, fc.fact_texts(fc.load()[args.factconsolidation]["facts"])[0])
+        label = f"FactConsolidation {args.factconsolidation} facts"
+    else:
+        events = list(itertools.chain.from_iterable(to_events(s) for s in load()[: args.conversations]))
+        label = "LoCoMo turns"
     rng = random.Random(args.seed)
     cuts = sorted(rng.sample(range(1, len(events)), args.batches - 1))
     batches = [events[a:b] for a, b in zip([0, *cuts], [*cuts, len(events)], strict=True)]
@@ -55,12 +64,15 @@ def main() -> None:
         full_chunks = conn.execute(CHUNKS_HASH).fetchone()[0]
         facts = conn.execute("SELECT count(*) FROM silver.facts").fetchone()[0]
         conn.close()
-    result = {"conversations": args.conversations, "events": len(events), "batches": [len(b) for b in batches],
+    result = {"data": args.factconsolidation or f"locomo, {args.conversations} conversations",
+              "events": len(events),
+              "batches": [len(b) for b in batches],
               "facts": facts, "incremental_hash": incremental, "full_rebuild_hash": full,
               "identical": incremental == full, "incremental_s": round(incremental_s, 2),
               "full_rebuild_s": round(full_s, 2), "chunks_identical": incremental_chunks == full_chunks}
-    path = write_result("rebuild", {"R7": result})
-    print(f"R7: {len(events)} LoCoMo turns in {len(batches)} incremental batches vs one full rebuild: "
+    key = f"R7_factconsolidation_{args.factconsolidation}" if args.factconsolidation else "R7"
+    path = write_result(f"rebuild_{args.factconsolidation}" if args.factconsolidation else "rebuild", {key: result})
+    print(f"R7: {len(events)} {label} in {len(batches)} incremental batches vs one full rebuild: "
           f"{'identical' if result['identical'] else 'DIFFERENT'} ledger hash ({facts} facts), chunk contexts and "
           f"vectors {'identical' if result['chunks_identical'] else 'DIFFERENT'} (incremental "
           f"{result['incremental_s']} s, full rebuild (warm cache) {result['full_rebuild_s']} s)")

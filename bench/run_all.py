@@ -4,7 +4,9 @@ results: the table between the ``figures`` markers is generated, never hand-type
     python bench/run_all.py [--quick] [--only ingest,derive,...] [--table-only]
 
 ``--quick`` runs the long ones on subsets (said in the table): P7 at 1k/10k events, P4 at 10k facts,
-LoCoMo on 3 conversations, R7 on 3 conversations. The default fits in about 30 minutes on 2 cores.
+LoCoMo on 3 conversations, R7 on 3 conversations, FactConsolidation on its two 6K sets. The default
+fits in about 30 minutes on 2 cores, plus about 20-30 for FactConsolidation's eight sets (51,354 events
+to derive, most of it the two 262K sets).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ STEPS: dict[str, tuple[list[str], list[str]]] = {  # name: (default args, --quic
     "locomo": ([], ["--conversations", "3"]),
     "rebuild": (["--conversations", "10"], ["--conversations", "3"]),
     "audit": (["--conversations", "10"], ["--conversations", "3"]),
+    "factconsolidation": ([], ["--quick"]),
 }
 
 
@@ -126,6 +129,76 @@ def _rows_locomo(d: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
+FC_LENGTHS = ("6k", "32k", "64k", "262k")
+FC_HOPS = {"sh": "single-hop", "mh": "multi-hop"}
+
+
+def _fc_cells(sets: dict[str, Any], hop: str, cell: Callable[[dict[str, Any]], str]) -> str:
+    """One value per length, 6K / 32K / 64K / 262K; "—" for a length not run."""
+    return " / ".join(cell(sets[f"{hop}_{n}"]) if f"{hop}_{n}" in sets else "—" for n in FC_LENGTHS)
+
+
+def _fc_verdict(sets: dict[str, Any], hop: str, held: Callable[[dict[str, Any]], bool]) -> str:
+    """Judged at every length: a length that ran and misses is short; lengths not run are said."""
+    ran = [sets[f"{hop}_{n}"] for n in FC_LENGTHS if f"{hop}_{n}" in sets]
+    if not ran:
+        return "not run yet"
+    verdict = _verdict(all(held(s) for s in ran))
+    return verdict if len(ran) == len(FC_LENGTHS) else f"{verdict} ({len(ran)} of {len(FC_LENGTHS)} lengths run)"
+
+
+def _rows_factconsolidation(d: dict[str, Any]) -> list[list[str]]:
+    """MemoryAgentBench FactConsolidation through `search`: per hop the engine, the same-run BM25 baselines,
+    the ledger's `states` share and supersedes, then the published figures (a different measure)."""
+    sets, rows = d.get("sets") or {}, []
+    for hop, label in FC_HOPS.items():
+        target, held = (("acc@1 ≥ 90 at every length", lambda s: s["medallion"]["acc@1"] >= 90) if hop == "sh" else
+                        ("hit@5 ≥ 35 at every length", lambda s: s["medallion"]["hit@5"] >= 35))
+        what = f"MemoryAgentBench FactConsolidation {label}: `search` top-1 · top-5 hold the answer (%), " \
+               "6K / 32K / 64K / 262K"
+        if not any(key.startswith(hop + "_") for key in sets):
+            rows.append(["FC", what, target, "not run yet", ""])
+            continue
+        rows += [
+            ["FC", what, target, "acc@1 " + _fc_cells(sets, hop, lambda s: f"{s['medallion']['acc@1']:.0f}")
+             + " · hit@5 " + _fc_cells(sets, hop, lambda s: f"{s['medallion']['hit@5']:.0f}"),
+             _fc_verdict(sets, hop, held)],
+            ["FC", f"{label}, same run, raw fact texts: BM25 acc@1 · BM25 latest-of-the-top-score acc@1 · BM25 "
+             "hit@5 (%)", "", " · ".join(name + " " + _fc_cells(sets, hop, cell) for name, cell in (
+                 ("BM25", lambda s: f"{s['bm25']['acc@1']:.0f}"),
+                 ("latest", lambda s: f"{s['bm25_latest']['acc@1']:.0f}"),
+                 ("hit@5", lambda s: f"{s['bm25']['hit@5']:.0f}"))), ""],
+            ["FC", f"{label}, ledger: share of facts in `states` · supersede decisions · derive seconds", "",
+             " · ".join(name + " " + _fc_cells(sets, hop, cell) for name, cell in (
+                 ("states", lambda s: "—" if s["ledger"]["states_share"] is None
+                  else f"{100 * s['ledger']['states_share']:.0f} %"),
+                 ("supersedes", lambda s: f"{s['ledger']['supersedes']:,}"),
+                 ("derive", lambda s: f"{s['seconds']['derive']:,.0f} s"))), ""],
+        ]
+    published = d.get("published") or {}
+    mab, serial = published.get("memoryagentbench") or {}, published.get("max_serial_recipe") or {}
+    if mab or serial:
+        def models(figures: dict[str, Any]) -> str:
+            return " / ".join(str(v) for v in figures.values()) + " (" + " / ".join(figures) + ")"
+        systems = "; ".join(hop.removeprefix("FC-") + " " + ", ".join(f"{k} {v}" for k, v in
+                                                                      (mab.get(hop) or {}).items())
+                            for hop in ("FC-SH", "FC-MH"))
+        recipe = ", ".join(hop.removeprefix("FC-") + " " + models(serial.get(hop) or {}) for hop in ("FC-SH", "FC-MH"))
+        rows.append(["FC", "published, answer accuracy with an LLM reading the memory (not the same measure): "
+                     "MemoryAgentBench (arXiv 2507.05257) · max-serial recipe (arXiv 2606.01435)", "",
+                     f"{systems} · recipe {recipe}", ""])
+    return rows
+
+
+def _rows_rebuild_fc(d: dict[str, Any]) -> list[list[str]]:
+    r = d["R7_factconsolidation_sh_262k"]
+    return [["R7", f"incremental ({len(r['batches'])} batches) vs full rebuild, {r['events']:,} FactConsolidation "
+             "SH-262K facts", "identical ledger hash",
+             f"{'identical' if r['identical'] else 'different'} ({r['facts']:,} facts); chunk contexts and vectors "
+             f"{'identical' if r['chunks_identical'] else 'different'}",
+             _verdict(r["identical"] and r["chunks_identical"])]]
+
+
 def _rows_rebuild(d: dict[str, Any]) -> list[list[str]]:
     r = d["R7"]
     return [["R7", f"incremental ({len(r['batches'])} batches) vs full rebuild, {r['events']:,} LoCoMo turns",
@@ -173,7 +246,8 @@ TESTED = [
 
 SECTIONS: list[tuple[str, Callable[[dict[str, Any]], list[list[str]]]]] = [
     ("ingest", _rows_ingest), ("derive", _rows_derive), ("search", _rows_search), ("locomo", _rows_locomo),
-    ("rebuild", _rows_rebuild), ("audit", _rows_audit),
+    ("rebuild", _rows_rebuild), ("rebuild_sh_262k", _rows_rebuild_fc), ("audit", _rows_audit),
+    ("factconsolidation", _rows_factconsolidation),
 ]
 
 

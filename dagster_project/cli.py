@@ -635,6 +635,29 @@ def relate_cmd(a: str, b: str, namespace: NamespaceOpt,
         out.print(" → ".join(path["path"]) + "   (" + "; ".join(f["statement"] or "" for f in path["facts"]) + ")")
 
 
+@app.command("follow")
+def follow_cmd(
+    entity: Annotated[str, typer.Argument(help="The entity to start from (name or alias).")],
+    predicates: Annotated[list[str], typer.Argument(help="The predicates to follow, in order (e.g. works_at).")],
+    namespace: NamespaceOpt,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="ISO 8601: follow what was believed then.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Follow a chain of predicates from an entity over current facts: each hop's facts, then the values."""
+    with _tools() as tools:
+        walked = tools.follow(entity, predicates, namespace=namespace, as_of=as_of)
+    if as_json:
+        emit_json(walked)
+        return
+    for i, hop in enumerate(walked["hops"], start=1):
+        out.print(f"{i}. {hop['key']}{' (inverse)' if hop['inverse'] else ''}", markup=False)
+        for fact in hop["facts"]:
+            out.print(f"   {fact['statement']}  [{fact['fact_id'][:12]}]", markup=False)
+        if not hop["facts"]:
+            out.print("   nothing believed here", markup=False)
+    out.print("values: " + (", ".join(str(v) for v in walked["values"]) or "none"), markup=False)
+
+
 @app.command("recall")
 def recall_cmd(query: str, namespace: NamespaceOpt,
                stakes: Annotated[str, typer.Option("--stakes", help="low or high")] = "low",

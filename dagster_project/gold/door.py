@@ -28,8 +28,27 @@ def text_problem(value: str) -> str | None:
     return None
 
 
+def path_problem(value: Any) -> str | None:
+    """Why ``value`` is not a path of predicates (a non-empty list of words), or None.
+
+    A single string would otherwise be walked letter by letter, one hop per character.
+    """
+    if not isinstance(value, list | tuple) or not value:
+        return "the argument 'predicates' must be a non-empty list of predicates, e.g. ['works_at', 'located_in']"
+    if not all(isinstance(item, str) and item.strip() for item in value):
+        return "the argument 'predicates' must list predicates as non-empty strings"
+    return None
+
+
 def argument_problem(name: str, value: Any) -> str | None:
     """Why the argument ``name`` cannot be used, as one sentence, or None when it is fine."""
+    if name == "predicates":
+        return path_problem(value) or _value_problem(name, value)
+    return _value_problem(name, value)
+
+
+def _value_problem(name: str, value: Any) -> str | None:
+    """Why ``value`` (of the argument ``name``; nested values included) cannot be used, or None."""
     if isinstance(value, str):
         problem = text_problem(value)
         if problem:
@@ -44,14 +63,14 @@ def argument_problem(name: str, value: Any) -> str | None:
         return None if -_INT64 <= value < _INT64 else f"the argument '{name}' is an integer beyond 64 bits"
     if isinstance(value, dict):
         for key, item in value.items():
-            problem = argument_problem(name, key) if isinstance(key, str) else None
-            problem = problem or argument_problem(name, item)
+            problem = _value_problem(name, key) if isinstance(key, str) else None
+            problem = problem or _value_problem(name, item)
             if problem:
                 return problem
         return None
     if isinstance(value, list | tuple):
         for item in value:
-            problem = argument_problem(name, item)
+            problem = _value_problem(name, item)
             if problem:
                 return problem
     return None

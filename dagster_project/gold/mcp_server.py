@@ -35,8 +35,8 @@ SERVER_NAME = "medallion-memory"
 INSTRUCTIONS = (
     "An agent's memory as a bitemporal ledger. Facts live in namespaces; every call needs a namespace the "
     "capability allows. Use `recall` or `search` to find facts, `current`/`history` for one subject's "
-    "predicate, `read` for a fact's provenance and overlays, `remember` to write an event, `overlay` to edit, "
-    "annotate or redact a span of a fact."
+    "predicate, `follow` for a chain of predicates from one entity, `read` for a fact's provenance and "
+    "overlays, `remember` to write an event, `overlay` to edit, annotate or redact a span of a fact."
 )
 
 # result shapes: published as output schemas, and validated by the SDK before a result leaves the server
@@ -253,6 +253,26 @@ def build_server(settings: Settings | None = None, *, require_token: bool = Fals
     ) -> Facts:
         """How two entities are related: the shortest paths between them over current facts, each hop with its fact."""
         return run(token, lambda t: t.relate(a, b, namespace=namespace, max_depth=max_depth), wrap=True)
+
+    @server.tool(annotations=READ_ONLY)
+    def follow(
+        entity: Annotated[str, Field(description="The entity to start from (a name or alias), e.g. 'Alice'.")],
+        predicates: Annotated[list[str], Field(
+            description="The predicates to follow in order (1 to 6), e.g. ['works_at', 'located_in'].")],
+        namespace: Namespace,
+        as_of: Annotated[
+            str | None, Field(description="ISO 8601 time with a UTC offset: follow what was believed then.")
+        ] = None,
+        token: Token = None,
+    ) -> Record:
+        """Follow a chain of predicates from one entity, over current facts (or those believed at as_of).
+
+        Call it when the question is a chain whose predicates you know (from `current`, `list` or
+        search results): "where is Alice's employer located?" is follow('Alice', ['works_at',
+        'located_in']). Returns each hop's facts with provenance, and the values the last hop reached.
+        Use `search` when you do not know the predicates, `relate` to find how two entities connect.
+        """
+        return run(token, lambda t: t.follow(entity, predicates, namespace=namespace, as_of=as_of), wrap=False)
 
     @server.tool(annotations=WRITE)
     def remember(

@@ -33,7 +33,7 @@ import psycopg
 from dagster_project.bronze.contract import OverlayPayload, TextQuoteSelector
 from dagster_project.bronze.ingest import ingest_events
 from dagster_project.db.connection import connect
-from dagster_project.gold import capabilities, door, fusion
+from dagster_project.gold import capabilities, door, fusion, graph
 from dagster_project.settings import Settings, get_settings
 from dagster_project.silver import entities, overlays
 from dagster_project.silver import queries as silver_queries
@@ -52,30 +52,6 @@ _STOP = frozenset((
     "them", "they", "this", "to", "was", "were", "what", "when", "where", "which", "who", "whom", "why",
     "will", "with", "you", "your",
 ))
-
-# Words that point a question at a predicate ("Where does Bob live?" → lives_in). When a question
-# names a known entity and cues a predicate, that slot's facts are a ranked list of their own in the
-# fusion: the ledger answers the question it was built for, not only what resembles the words.
-PREDICATE_CUES: dict[str, tuple[str, ...]] = {
-    "lives_in": ("live", "lives", "living", "lived", "moved", "move", "home", "reside", "resides", "based"),
-    "works_at": ("work", "works", "working", "worked", "employer", "company", "employed"),
-    "role": ("role", "title", "position", "job"),
-    "email": ("email", "e-mail", "mail"),
-    "birthday": ("birthday", "born", "birth"),
-    "timezone": ("timezone", "tz"),
-    "prefers": ("prefer", "prefers", "like", "likes", "favorite", "favourite"),
-    "dislikes": ("dislike", "dislikes", "hate", "hates", "avoid"),
-    "uses": ("use", "uses", "using", "tool", "tools", "editor"),
-    "owns": ("own", "owns", "owner", "responsible"),
-    "member_of": ("team", "member", "group"),
-    "relationship": ("manager", "reports", "boss", "sibling", "brother", "sister", "married", "partner"),
-    "goal": ("goal", "goals", "achieve"),
-    "plans": ("plan", "plans", "planning"),
-    "attended": ("attend", "attended", "meeting"),
-    "version": ("version", "release"),
-    "name": ("name", "called"),
-    "alias": ("nickname", "alias", "handle"),
-}
 
 # The active overlays of each fact ``f`` as one JSON column ``overlays`` (composed on read, SPEC G6).
 OVERLAYS_JOIN = """
@@ -163,6 +139,17 @@ def _tsqueries(query: str) -> dict[str, str | None]:
     head = words[:8]
     pairs = " | ".join(f"({a} & {b})" for a, b in itertools.combinations(head, 2)) or head[0]
     return {"tsq_all": " & ".join(words), "tsq_pairs": pairs, "tsq": " | ".join(words)}
+
+
+def _when(as_of: datetime | str | None) -> datetime | None:
+    """An ``as_of`` argument as an aware datetime; a malformed or naive one is a ToolError."""
+    try:
+        when = datetime.fromisoformat(as_of) if isinstance(as_of, str) else as_of
+    except ValueError:
+        raise ToolError(f"as_of {as_of!r} is not an ISO 8601 timestamp") from None
+    if when is not None and when.tzinfo is None:
+        raise ToolError("as_of needs a UTC offset, e.g. 2026-03-01T00:00:00Z")
+    return when
 
 
 def _slot_filters(conn: psycopg.Connection, namespace: str, subject: str | None, predicate: str | None,
@@ -350,14 +337,19 @@ class Tools:
                 kept.append(row)
         self._telemetry = kept[-TELEMETRY_QUEUE_LIMIT:]
 
-    def _call(self, tool: str, namespace: str | None, query: str | None, fn: Any) -> Any:
+    def _call(self, tool: str, namespace: str | None, query: str | None, fn: Any,
+              logged: Callable[[Any], list[dict[str, Any]]] | None = None) -> Any:
+        """Run one call and log it; ``logged`` picks the rows whose ids telemetry records (default: the result)."""
         started = time.perf_counter()
         try:
             result = fn()
         except ToolError as exc:
             self._log(tool, namespace, query, [], started, str(exc))
             raise
-        rows = result if isinstance(result, list) else [result] if isinstance(result, dict) else []
+        if logged is not None:
+            rows = logged(result)
+        else:
+            rows = result if isinstance(result, list) else [result] if isinstance(result, dict) else []
         self._log(tool, namespace, query, [r for r in rows if isinstance(r, dict)], started)
         return result
 
@@ -519,6 +511,40 @@ class Tools:
                 return silver_queries.related(conn, namespace, a, b, max_depth=max_depth)
         return self._call("relate", namespace, f"{a} ~ {b}", run)
 
+    @_checked_at_the_door
+    def follow(self, entity: str, predicates: list[str], *, namespace: str,
+               as_of: datetime | str | None = None) -> dict[str, Any]:
+        """Walk a known chain of predicates from ``entity`` over current edges (or those believed at ``as_of``).
+
+        "Where is Alice's employer located?" is ``follow('Alice', ['works_at', 'located_in'])``: two
+        slot reads chained through the entity the first one names, which no similarity search can
+        promise. Returns each hop's facts (served like every fact: provenance, overlays, redactions)
+        and the values the last hop reached; a hop that reaches nothing leaves the later ones empty.
+        """
+        def run() -> dict[str, Any]:
+            when = _when(as_of)
+            self._authorize("read", namespace)
+            try:
+                path = graph.steps(predicates)
+            except ValueError as exc:
+                raise ToolError(str(exc)) from None
+            with self._scope([namespace]) as conn:
+                starts = entities.find(conn, namespace, entity)
+                if not starts:
+                    raise ToolError(f"no entity named {entity!r} in namespace '{namespace}'; "
+                                    "find its exact name with search or list, then follow again")
+                walked = graph.follow_in(conn, namespace, starts, path, when)
+                ids = [h.fact_id for found in walked for h in found]
+                served = {f["fact_id"]: f for f in self._facts(conn, "f.fact_id = ANY(%(ids)s)", {"ids": ids})}
+            hops = [{"predicate": step.given, "key": step.key, "inverse": step.inverse,
+                     "facts": [served[h.fact_id] for h in found if h.fact_id in served]}
+                    for step, found in zip(path, walked, strict=True)]
+            last = hops[-1]
+            values = [f["subject"] if last["inverse"] else f["value"] for f in last["facts"]]
+            return {"entity": entity, "namespace": namespace, "as_of": _iso(when), "hops": hops, "values": values}
+        return self._call("follow", namespace, " ".join([entity, *map(str, predicates or [])]), run,
+                          logged=lambda r: [f for hop in r["hops"] for f in hop["facts"]])
+
     # ------------------------------------------------------------------ search (G4)
     @_checked_at_the_door
     def search(self, query: str, *, namespace: str, k: int = 10, subject: str | None = None,
@@ -533,18 +559,18 @@ class Tools:
 
         ``min_authority`` keeps facts at least that authoritative (tier ≤ N). ``as_of`` answers with
         what was believed then about then. Chunk hits are verified against the ledger: they carry
-        the facts they support that are believed (now, or at ``as_of``); a superseded fact is only
-        returned with ``include_superseded`` and is then marked ``current: false``.
+        the facts they support that are believed (now, or at ``as_of``); a superseded fact, or a
+        chunk whose facts are all superseded (with ``superseded_by``), is only returned with
+        ``include_superseded`` and is then marked ``current: false``. A chunk that supports no
+        believed fact (it stated some, all closed) ranks lower (``fusion.NO_CURRENT_FACT``).
+        Besides the vector and full-text lists, the ``graph`` list follows current edges from the
+        entities the query names (``gold/graph.py``): "where does the author of X live" reaches the
+        author's home.
         """
         def run() -> list[dict[str, Any]]:
             if not query or not query.strip():
                 raise ToolError("search needs a non-empty query")
-            try:
-                when = datetime.fromisoformat(as_of) if isinstance(as_of, str) else as_of
-            except ValueError:
-                raise ToolError(f"as_of {as_of!r} is not an ISO 8601 timestamp") from None
-            if when is not None and when.tzinfo is None:
-                raise ToolError("as_of needs a UTC offset, e.g. 2026-03-01T00:00:00Z")
+            when = _when(as_of)
             self._authorize("search", namespace)
             vector = _query_vector(self.settings.embedding_model, query)
             tsq = _tsquery(query)
@@ -591,7 +617,10 @@ class Tools:
                     {**params, "ids": [r[0] for r in fts_rows]}).fetchall()}
                 fts_rows = [r for r in fts_rows if r[0] in keep][:CANDIDATES]
             lists["fact_text"] = [r[0] for r in fts_rows]
-        lists["slot"] = self._cued_slot_facts(conn, namespace, query, source, where, params)
+        # the graph's answer: the slots the question names, and multi-hop paths over current beliefs
+        lists["graph"], graph_weight = graph.search_list(
+            conn, namespace, query, source=source, where=where, params=params,
+            believed="f.valid_to IS NULL" if when is None else "TRUE", limit=CANDIDATES)
 
         chunk_rows: dict[str, tuple[Any, ...]] = {}
         if include_chunks and not (subject or predicate or min_authority is not None):
@@ -615,28 +644,17 @@ class Tools:
                         "WHERE c.chunk_id = ANY(%s)", (chunk_ids,)).fetchall():
                     chunk_rows[row[0]] = row
         # turn-level fusion: every list votes once per Bronze event (gold/fusion.py)
-        fact_ids = list(dict.fromkeys(lists["fact_vector"] + lists.get("fact_text", []) + lists["slot"]))
+        fact_ids = list(dict.fromkeys(lists["fact_vector"] + lists.get("fact_text", []) + lists["graph"]))
         event_of: dict[str, Any] = dict(conn.execute(
             "SELECT fact_id, bronze_event_id FROM silver.facts WHERE fact_id = ANY(%s)", (fact_ids,)).fetchall()
             if fact_ids else [])
         event_of.update({cid: row[1] for cid, row in chunk_rows.items()})
-        scores = fusion.fuse(lists, event_of)
         # verify chunk hits against the ledger: the facts each chunk supports, believed now (or then)
-        supported: dict[str, list[str]] = {}
-        if chunk_rows:
-            events = sorted({r[1] for r in chunk_rows.values()})
-            believed = "f.valid_to IS NULL" if when is None else "TRUE"
-            for fid, event_id, span_start, span_end in conn.execute(
-                    f"SELECT f.fact_id, f.bronze_event_id, f.span_start, f.span_end FROM {source} f "
-                    f"WHERE f.namespace = %(ns)s AND f.bronze_event_id = ANY(%(events)s) AND {believed}",
-                    {**params, "events": events}).fetchall():
-                for cid, row in chunk_rows.items():
-                    if row[1] != event_id:
-                        continue
-                    if span_start is not None and span_end is not None and not (span_start < row[3]
-                                                                                and row[2] < span_end):
-                        continue
-                    supported.setdefault(cid, []).append(fid)
+        standing = self._chunk_standing(conn, chunk_rows, params, when)
+        # a turn that stated no fact has only its text to stand for it: its chunk votes for both views
+        unstated = {chunk_rows[cid][1] for cid, st in standing.items() if not st.supports and not st.closed}
+        scores = fusion.fuse(lists, event_of, weights={"graph": graph_weight},
+                             stand_in={"chunk_vector": unstated, "chunk_text": unstated})
         # only the best candidates are loaded in full (room for those a redaction removes)
         best = sorted(fact_ids, key=lambda fid: (-scores[fid], fid))[:max(3 * k, 30)]
         facts = self._facts(conn, "f.fact_id = ANY(%(ids)s)", {**params, "ids": best}, source=source,
@@ -651,8 +669,12 @@ class Tools:
             boost = 1.0 + 0.1 * float(fact.get("importance") or 0) + 0.05 * self._freshness(fact)
             results.append({**self._finish(fact), "score": round(scores[fact["fact_id"]] * boost, 6),
                             "kind": "fact"})
+        superseding = self._superseding(conn, standing, include_superseded)
         for cid, row in chunk_rows.items():
             _, event_id, start, end, text, occurred_at, root, src, seid = row
+            stands = standing.get(cid, fusion.ChunkStanding())
+            if not stands.current and not include_superseded:
+                continue  # its facts are no longer believed: not served as current
             redacted = redacted_by_event.get(event_id, [])
             if redacted and query_words & set().union(*(_words(r) for r in redacted)):
                 continue
@@ -662,8 +684,10 @@ class Tools:
             results.append({
                 "kind": "chunk", "chunk_id": cid, "fact_id": None, "subject": None, "predicate": None, "value": None,
                 "statement": snippet, "valid_from": _iso(occurred_at), "valid_to": None, "recorded_at": None,
-                "superseded_at": None, "authority": None, "confidence": None, "contested": False, "current": True,
-                "score": round(scores[cid], 6), "supports": sorted(supported.get(cid, [])),
+                "superseded_at": None, "authority": None, "confidence": None, "contested": False,
+                "current": stands.current, "score": round(scores[cid] * stands.factor, 6),
+                "supports": list(stands.supports),
+                "superseded_by": [superseding[f] for f in stands.superseded_by if f in superseding],
                 "span": [start, end],
                 "provenance": {"bronze_event_id": event_id, "namespace": namespace, "source": src,
                                "source_event_id": seid, "provenance_root": root},
@@ -671,25 +695,32 @@ class Tools:
         results.sort(key=lambda r: (-r["score"], r["kind"], r.get("fact_id") or r.get("chunk_id")))
         return (_group_by_event(results) if per_event else results)[:k]
 
-    def _cued_slot_facts(self, conn: psycopg.Connection, namespace: str, query: str, source: str, where: str,
-                         params: dict[str, Any]) -> list[str]:
-        """Facts of the slots a question asks about: a named entity and a cued predicate (see PREDICATE_CUES)."""
-        words = _words(query)
-        predicates = [p for p, cues in PREDICATE_CUES.items() if words & set(cues)]
-        if not predicates:
-            return []
-        names = conn.execute(
-            "SELECT entity_id FROM silver.entities WHERE namespace = %s AND length(canonical_name) > 1 AND "
-            "(position(lower(canonical_name) in lower(%s)) > 0 OR EXISTS (SELECT 1 FROM unnest(aliases) a "
-            "WHERE length(a) > 2 AND position(a in lower(%s)) > 0))", (namespace, query, query)).fetchall()
-        if not names:
-            return []
+    @staticmethod
+    def _chunk_standing(conn: psycopg.Connection, chunk_rows: dict[str, tuple[Any, ...]], params: dict[str, Any],
+                        when: datetime | None) -> dict[str, fusion.ChunkStanding]:
+        """Each chunk's standing in the ledger: the facts of its event overlapping it, believed now (or
+        at ``when``: those of ``facts_as_of``, among the facts recorded and valid by then) or not."""
+        if not chunk_rows:
+            return {}
+        believed, existed = "f.valid_to IS NULL", ""
+        if when is not None:
+            believed = ("f.fact_id IN (SELECT a.fact_id FROM silver.facts_as_of(%(ns)s, %(when)s, %(when)s) a "
+                        "WHERE a.bronze_event_id = ANY(%(events)s))")
+            existed = " AND f.recorded_at <= %(when)s AND f.valid_from <= %(when)s"
         rows = conn.execute(
-            f"SELECT f.fact_id FROM {source} f WHERE {where} AND f.subject_id = ANY(%(cue_ids)s) "
-            "AND f.predicate = ANY(%(cue_preds)s) ORDER BY f.valid_to IS NULL DESC, f.authority, f.valid_from DESC, "
-            "f.fact_id LIMIT %(n)s",
-            {**params, "cue_ids": [r[0] for r in names], "cue_preds": predicates}).fetchall()
-        return [r[0] for r in rows]
+            f"SELECT f.fact_id, f.bronze_event_id, f.span_start, f.span_end, {believed}, f.superseded_by "
+            f"FROM silver.facts f WHERE f.namespace = %(ns)s AND f.bronze_event_id = ANY(%(events)s){existed}",
+            {**params, "events": sorted({r[1] for r in chunk_rows.values()})}).fetchall()
+        return fusion.chunk_standing({cid: (r[1], r[2], r[3]) for cid, r in chunk_rows.items()}, rows)
+
+    def _superseding(self, conn: psycopg.Connection, standing: dict[str, fusion.ChunkStanding],
+                     include_superseded: bool) -> dict[str, dict[str, Any]]:
+        """The facts that closed the facts of superseded chunks, as served (overlays applied), by id."""
+        ids = sorted({f for s in standing.values() if not s.current for f in s.superseded_by})
+        if not include_superseded or not ids:
+            return {}
+        return {f["fact_id"]: {"fact_id": f["fact_id"], "statement": f["statement"], "current": f["current"]}
+                for f in self._facts(conn, "f.fact_id = ANY(%(ids)s)", {"ids": ids})}
 
     @staticmethod
     def _freshness(fact: dict[str, Any]) -> float:
@@ -772,12 +803,9 @@ class Tools:
         return answers, "low stakes: the Hindsight peer answered; every answer verified against the ledger"
 
     def _entities_named(self, query: str, namespace: str) -> list[str]:
+        """The canonical names of the entities ``query`` names (whole words, aliases too), longest first."""
         with self._scope([namespace]) as conn:
-            rows = conn.execute(
-                "SELECT canonical_name FROM silver.entities WHERE namespace = %s AND "
-                "position(lower(canonical_name) in lower(%s)) > 0 ORDER BY length(canonical_name) DESC LIMIT 5",
-                (namespace, query)).fetchall()
-        return [r[0] for r in rows]
+            return [m.name for m in graph.mentions(conn, namespace, query)][:5]
 
     # ------------------------------------------------------------------ writes
     @_checked_at_the_door

@@ -20,6 +20,7 @@ SILVER_TABLES = {
     "derivations": "Which Bronze event was derived under which fingerprint (SPEC 4.1, S13).",
     "derivation_failures": "Events whose derivation failed, parked with a reason and retried next run (R4).",
     "overlays": "People's overlays (edit, annotate, redact) anchored to the current ledger (SPEC G6).",
+    "predicates": "The predicate vocabulary in use per namespace, curated and learned, with aliases and examples.",
 }
 SILVER_KEYS = {name: dg.AssetKey(["silver", name]) for name in SILVER_TABLES}
 

@@ -3,9 +3,10 @@
 Each chunk also carries a *context* (the previous turn of its thread and its speaker) that is
 embedded and indexed with it but never served; see ``context_text``.
 
-Short contents (most chat turns) are one chunk. Longer ones split at paragraph, then sentence
-boundaries into windows of at most ``MAX_CHARS``; a chunk never cuts a sentence unless the sentence
-alone is longer than the window.
+A conversation turn or a note is split into its sentences (a very short one joined to the next):
+the unit a question asks about. Documents and other long contents split at paragraph, then
+sentence boundaries into windows of at most ``MAX_CHARS``; a chunk never cuts a sentence unless the
+sentence alone is longer than the window.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import re
 import psycopg
 
 MAX_CHARS = 800
+MIN_SENTENCE = 25  # a shorter sentence ("Wow!", "Thanks, Jon.") is joined to the next
+TURN_KINDS = frozenset({"transcript", "note"})  # split by sentence; documents, issues, commits by window
 CONTEXT_CHARS = 400  # of the previous turn: enough for a question, not a whole document
 _BOUNDARY = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
 
@@ -24,10 +27,36 @@ def chunk_id(event_id: int, start: int, end: int) -> str:
     return hashlib.sha256(f"{event_id}:{start}:{end}".encode()).hexdigest()[:24]
 
 
-def split(content: str, max_chars: int = MAX_CHARS) -> list[tuple[int, int]]:
-    """(start, end) spans covering the non-blank content, each ≤ max_chars where possible."""
+def sentences(content: str, min_chars: int = MIN_SENTENCE) -> list[tuple[int, int]]:
+    """(start, end) spans of a turn's sentences, a sentence shorter than ``min_chars`` joined to the
+    next ("Wow!", "Yes."): a turn's claims and its narration are found one sentence at a time, the
+    way a question asks about them, while the facts hold only what the sentences assert."""
+    matches = list(_BOUNDARY.finditer(content))
+    starts = [0] + [m.end() for m in matches]
+    ends = [m.start() for m in matches] + [len(content)]
+    spans: list[tuple[int, int]] = []
+    for start, end in zip(starts, ends, strict=True):
+        text = content[start:end]
+        if not text.strip():
+            continue
+        start, end = start + len(text) - len(text.lstrip()), end - (len(text) - len(text.rstrip()))
+        if spans and spans[-1][1] - spans[-1][0] < min_chars:
+            spans[-1] = (spans[-1][0], end)
+        else:
+            spans.append((start, end))
+    if len(spans) > 1 and spans[-1][1] - spans[-1][0] < min_chars:
+        last = spans.pop()
+        spans[-1] = (spans[-1][0], last[1])
+    return spans
+
+
+def split(content: str, max_chars: int = MAX_CHARS, by_sentence: bool = False) -> list[tuple[int, int]]:
+    """(start, end) spans covering the non-blank content, each ≤ max_chars where possible; with
+    ``by_sentence`` (a conversation turn, a note) one span per sentence (:func:`sentences`)."""
     if not content.strip():
         return []
+    if by_sentence and len(content) <= max_chars:
+        return sentences(content)
     if len(content) <= max_chars:
         start = len(content) - len(content.lstrip())
         end = len(content.rstrip())
@@ -96,6 +125,13 @@ def context_text(actor: str | None, previous: tuple[str | None, str] | None) -> 
     if own:
         parts.append(f"{own}:")
     return "\n".join(parts) or None
+
+
+def span_contexts(context: str | None, actor: str | None, count: int) -> list[str | None]:
+    """The context of each of a turn's chunks: the first sentence carries the previous turn (the
+    question it may answer); the others only their speaker, so a long turn does not embed the
+    previous turn once per sentence."""
+    return [context] + [context_text(actor, None) if context is not None else None] * (count - 1) if count else []
 
 
 def embed_text(context: str | None, text: str) -> str:

@@ -39,7 +39,7 @@ from dagster_project.bronze.contract import (
 )
 from dagster_project.settings import Settings
 from dagster_project.silver import chunks as chunking
-from dagster_project.silver import documents, overlays
+from dagster_project.silver import distill_memo, documents, overlays, vocabulary_table
 from dagster_project.silver.distill import Distiller, DistillError
 from dagster_project.silver.embed import Embedder
 from dagster_project.silver.fingerprint import derivation_fingerprint, distill_fingerprint
@@ -51,6 +51,7 @@ from dagster_project.silver.types import EventInput, FactCandidate
 SILVER_TABLES = (
     "silver.edges", "silver.resolutions", "silver.facts", "silver.entities", "silver.chunks", "silver.documents",
     "silver.working_memory", "silver.derivations", "silver.derivation_failures", "silver.overlays",
+    "silver.predicates",
 )
 WINDOW = 256
 # SQLSTATE classes that say nothing about the event: connection, transaction rollback (deadlock,
@@ -226,50 +227,6 @@ def _within_range(event: EventInput, candidates: list[FactCandidate]) -> list[Fa
     return [c if supported_time(c.valid_from) else replace(c, valid_from=event.occurred_at) for c in candidates]
 
 
-def _distill_cached(conn: psycopg.Connection, distiller: Distiller, event: EventInput, fp: str,
-                    report: DeriveReport) -> list[FactCandidate]:
-    """Heuristic output is recomputed (cheap, deterministic); LLM output is memoised by input hash."""
-    if distiller.name == "heuristic":
-        return distiller.distill(event)
-    key = hashlib.sha256(json.dumps(
-        [event.kind, event.actor, event.occurred_at.isoformat(), event.content], ensure_ascii=False
-    ).encode()).hexdigest()
-    row = conn.execute("SELECT output FROM silver.derivation_cache WHERE fingerprint = %s AND input_hash = %s",
-                       (fp, key)).fetchone()
-    if row is not None and row[0] is not None:
-        conn.execute("INSERT INTO telemetry.model_calls (step, provider, model, namespace, cache_hit) "
-                     "VALUES ('distill', %s, '', %s, true)", (distiller.name, event.namespace))
-        return [_candidate_from_json(c) for c in row[0]]
-    started = time.perf_counter()
-    result = distiller.distill(event)
-    usage = getattr(distiller, "last_usage", None)
-    report.model_calls += 1
-    conn.execute(
-        "INSERT INTO telemetry.model_calls (step, provider, model, namespace, input_tokens, output_tokens, latency_ms, "
-        "cache_hit) VALUES ('distill', %s, %s, %s, %s, %s, %s, false)",
-        (distiller.name, getattr(distiller, "model", ""), event.namespace, getattr(usage, "input_tokens", 0),
-         getattr(usage, "output_tokens", 0), (time.perf_counter() - started) * 1000),
-    )
-    conn.execute(
-        "INSERT INTO silver.derivation_cache (fingerprint, input_hash, output) VALUES (%s, %s, %s) "
-        "ON CONFLICT DO NOTHING",
-        (fp, key, json.dumps([_candidate_to_json(c) for c in result], ensure_ascii=False)),
-    )
-    return result
-
-
-def _candidate_to_json(c: FactCandidate) -> dict[str, Any]:
-    return {"subject": c.subject, "predicate": c.predicate, "value": c.value, "statement": c.statement,
-            "valid_from": c.valid_from.isoformat(), "confidence": c.confidence,
-            "span": list(c.span) if c.span else None, "object_entity": c.object_entity}
-
-
-def _candidate_from_json(d: dict[str, Any]) -> FactCandidate:
-    return FactCandidate(d["subject"], d["predicate"], d["value"], d["statement"],
-                         datetime.fromisoformat(d["valid_from"]), float(d["confidence"]),
-                         tuple(d["span"]) if d.get("span") else None, d.get("object_entity"))  # type: ignore[arg-type]
-
-
 def _poison(exc: BaseException) -> bool:
     """Whether a failure may be the event's own doing (park it) rather than the database's (raise)."""
     if not isinstance(exc, psycopg.Error):
@@ -357,6 +314,8 @@ def derive(
         # run touched (after a full rebuild, that is every namespace in Bronze).
         touched = {e.namespace for w in windows for e in w} | {ns for _, ns, _ in refused}
         _anchor_overlays(run, sorted(touched | set(report.namespaces_rebuilt)))
+        for ns in sorted(touched | set(report.namespaces_rebuilt)):
+            vocabulary_table.refresh(conn, ns)
         conn.execute("SELECT silver.ensure_search_indexes()")
         conn.commit()
     finally:
@@ -397,6 +356,13 @@ def _derive_window(run: _Run, window: list[EventInput]) -> None:
     """Derive a window in batches (the fast path); should anything fail unexpectedly, roll back and
     derive its uncommitted events one at a time, parking only the events that fail on their own."""
     done: set[int] = set()  # events committed (derived or parked)
+    prepare = getattr(run.distiller, "prepare", None)
+    if prepare is not None:  # a distiller that works faster in batches gets the uncached events ahead
+        todo = {distill_memo.cache_key(e): e for e in window if e.kind not in ("fact", "overlay", "document")}
+        cached = {r[0] for r in run.conn.execute(
+            "SELECT input_hash FROM silver.derivation_cache WHERE fingerprint = %s AND input_hash = ANY(%s)",
+            (run.distill_fp, list(todo))).fetchall()}
+        prepare([e for k, e in todo.items() if k not in cached])
     try:
         _derive_events(run, window, done, _Step())
         return
@@ -428,7 +394,7 @@ def _distill(run: _Run, event: EventInput) -> list[FactCandidate]:
         return []
     if event.kind == "document":
         return []
-    return _within_range(event, _distill_cached(run.conn, run.distiller, event, run.distill_fp, run.report))
+    return _within_range(event, distill_memo.distill_cached(run.conn, run.distiller, event, run.distill_fp, run.report))
 
 
 def _derive_events(run: _Run, events: list[EventInput], done: set[int], step: _Step) -> None:
@@ -438,7 +404,8 @@ def _derive_events(run: _Run, events: list[EventInput], done: set[int], step: _S
     spans: dict[int, list[tuple[int, int]]] = {}
     for event in events:
         try:
-            spans[event.event_id] = chunking.split(event.content) if event.kind != "overlay" else []
+            spans[event.event_id] = chunking.split(
+                event.content, by_sentence=event.kind in chunking.TURN_KINDS) if event.kind != "overlay" else []
             distilled[event.event_id] = _distill(run, event)
             conn.commit()
         except DistillError as exc:
@@ -462,8 +429,9 @@ def _derive_events(run: _Run, events: list[EventInput], done: set[int], step: _S
         if event.event_id not in distilled:
             continue
         texts += [c.statement for c in distilled[event.event_id]]
-        texts += [chunking.embed_text(contexts.get(event.event_id), event.content[s:e])
-                  for s, e in spans[event.event_id]]
+        span_context = chunking.span_contexts(contexts.get(event.event_id), event.actor, len(spans[event.event_id]))
+        texts += [chunking.embed_text(c, event.content[s:e]) for (s, e), c in zip(spans[event.event_id], span_context,
+                                                                                   strict=True)]
     vectors = dict(zip(texts, run.embedder.embed(texts), strict=True)) if texts else {}
     conn.commit()
     # 3. resolve in order against the in-memory ledger; write the window in one transaction. A judge
@@ -520,9 +488,10 @@ def _resolve_event(
 ) -> None:
     fingerprint, settings = run.fingerprint, run.settings
     chunk_ids = [chunking.chunk_id(event.event_id, s, e) for s, e in spans]
-    buffer.chunks += [(cid, event.namespace, event.event_id, s, e, event.content[s:e], context, event.occurred_at,
-                       event.provenance_root, fingerprint, vectors[chunking.embed_text(context, event.content[s:e])])
-                      for (s, e), cid in zip(spans, chunk_ids, strict=True)]
+    span_context = chunking.span_contexts(context, event.actor, len(spans))
+    buffer.chunks += [(cid, event.namespace, event.event_id, s, e, event.content[s:e], c, event.occurred_at,
+                       event.provenance_root, fingerprint, vectors[chunking.embed_text(c, event.content[s:e])])
+                      for (s, e), cid, c in zip(spans, chunk_ids, span_context, strict=True)]
     tally.chunks += len(spans)
     if event.kind == "document":
         tally.documents[documents.record(state, buffer, event, fingerprint)] += 1

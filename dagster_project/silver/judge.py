@@ -4,7 +4,8 @@ Against neighbours in the same slot (subject, predicate):
 - the same canonical value, or a less specific form of it → **skip** (already known);
 - the candidate's value contains every word of an existing value and says more → **update**
   (a refinement of the same claim);
-- a different value of a single-valued predicate → **supersede** (the value changed);
+- a different value of a single-valued slot, curated or learned (the candidate carries the slot's
+  cardinality) → **supersede** (the value changed);
 - a different value of a many-valued predicate whose statement paraphrases an existing one
   (cosine ≥ the conflict threshold) → **skip**; otherwise → **add** (one more value).
 A generic ``states`` candidate that paraphrases any current fact about the same subject
@@ -65,27 +66,41 @@ class HeuristicJudge:
 
     def judge(self, candidate: FactCandidate, neighbours: list[Neighbour]) -> Judgement:
         value = canonical_value(candidate.value)
+        cardinality = candidate.cardinality or predicate(candidate.predicate).cardinality
+        slot_name = f"slot ({candidate.subject}, {candidate.predicate}, {cardinality}-valued)"
         slot = [n for n in neighbours if n.same_slot and n.open]
         for n in slot:
             if canonical_value(n.value) == value:
-                return Judgement("skip", n.fact_id, f"same value as {n.fact_id} ({n.value!r}): already known")
+                return Judgement("skip", n.fact_id, f"{slot_name}: same value as {n.fact_id} ({n.value!r}) "
+                                                    "[rule: same value is already known]")
         for n in slot:
             if less_specific(candidate.value, n.value):
-                return Judgement("skip", n.fact_id, f"{candidate.value!r} is a less specific form of {n.value!r}")
+                return Judgement("skip", n.fact_id, f"{slot_name}: {candidate.value!r} is a less specific form of "
+                                                    f"{n.value!r} [rule: less specific is already known]")
         for n in slot:
             if refines(candidate.value, n.value):
-                return Judgement("update", n.fact_id, f"{candidate.value!r} refines {n.value!r}")
-        if slot and predicate(candidate.predicate).cardinality == "one":
+                return Judgement("update", n.fact_id, f"{slot_name}: {candidate.value!r} contains and refines "
+                                                      f"{n.value!r} [rule: refinement updates]")
+        if slot and cardinality == "one":
             target = max(slot, key=lambda n: (n.valid_from, n.fact_id))
             return Judgement(
                 "supersede", target.fact_id,
-                f"{candidate.predicate} holds one value: {candidate.value!r} contradicts {target.value!r}",
+                f"{slot_name}: {candidate.value!r} differs from {target.value!r} "
+                "[rule: a single-valued slot holds one value, a different value supersedes]",
             )
         for n in sorted(neighbours, key=lambda n: (-n.score, n.fact_id)):
             same_subject = n.subject.casefold() == candidate.subject.casefold()
             paraphrase = n.open and same_subject and n.score >= self.threshold
             if paraphrase and (n.same_slot or candidate.predicate == "states"):
-                return Judgement("skip", n.fact_id, f"paraphrases {n.fact_id} (cosine {n.score:.2f})")
+                return Judgement("skip", n.fact_id, f"{slot_name}: paraphrases {n.fact_id} (cosine {n.score:.2f}) "
+                                                    "[rule: a paraphrase is already known]")
+        if slot and candidate.change:
+            target = max(slot, key=lambda n: (n.valid_from, n.fact_id))
+            return Judgement(
+                "supersede", target.fact_id,
+                f"{slot_name}: {candidate.value!r} replaces {target.value!r} "
+                "[rule: a stated change (moved, switched, now) in a many-valued slot replaces its values]",
+            )
         if slot:
-            return Judgement("add", None, f"another value of many-valued {candidate.predicate}")
-        return Judgement("add", None, "no neighbour says this")
+            return Judgement("add", None, f"{slot_name}: another value [rule: a many-valued slot adds]")
+        return Judgement("add", None, f"{slot_name}: no value yet [rule: a new slot adds]")

@@ -20,7 +20,9 @@ import psycopg
 
 from dagster_project.silver import entities
 from dagster_project.silver.judge import canonical_value
-from dagster_project.silver.types import Neighbour
+from dagster_project.silver.predicates import learned_predicate
+from dagster_project.silver.types import FactCandidate, Neighbour
+from dagster_project.silver.vocabulary import Predicate, predicates
 
 DIM = 384
 
@@ -173,6 +175,10 @@ class NamespaceState:
         ):
             vec = np.asarray(emb.to_numpy() if hasattr(emb, "to_numpy") else emb, dtype=np.float32)
             self.add(fid, sid, pred, card, value, statement, valid_from, authority, vec)
+        # learned predicates keep the cardinality they were first seen with (rebuilds replay the same order)
+        self.cardinalities: dict[str, str] = dict(conn.execute(
+            "SELECT DISTINCT ON (predicate) predicate, cardinality FROM silver.facts WHERE namespace = %s "
+            "ORDER BY predicate, recorded_at, fact_id", (namespace,)).fetchall())
         self.doc_heads: dict[str, str] = {}
         self.doc_versions: set[tuple[str, str]] = set()
         for path, version, is_head in conn.execute(
@@ -215,6 +221,16 @@ class NamespaceState:
         return eid
 
     # ------------------------------------------------------------------------------------ facts
+    def vocabulary(self, candidate: FactCandidate) -> Predicate:
+        """The vocabulary entry of a candidate's predicate: the seed's row for a curated name; for a
+        learned key, the cardinality it was first seen with in this namespace (the distiller's hint
+        the first time), so a slot never changes kind halfway through the ledger."""
+        if candidate.predicate in predicates():
+            return predicates()[candidate.predicate]
+        card = self.cardinalities.setdefault(candidate.predicate, candidate.cardinality or "many")
+        entity_valued = candidate.value_type == "entity" or candidate.object_entity is not None
+        return learned_predicate(candidate.predicate, card, entity_valued)
+
     def add(self, fid: str, sid: str, pred: str, card: str, value: Any, statement: str, valid_from: datetime,
             authority: int, vec: np.ndarray) -> None:
         row = len(self.row_ids)

@@ -7,7 +7,9 @@ real ``openai`` client against any OpenAI-compatible endpoint and asks for struc
 
 - the ``openai`` client's own retries are off; 429, 5xx, timeouts and connection errors are retried
   here with exponential backoff and jitter (0.2 s base, 2 s cap; the sleep is injectable);
-- an answer that is not JSON, or not valid for the schema, gets exactly one repair request;
+- an answer that is not JSON, or not valid for the schema, gets exactly one repair request (a caller
+  that can use part of an answer passes a looser ``accept`` schema to validate against, while the
+  model is still asked for the strict one);
 - when neither works, :class:`~dagster_project.silver.distill.DistillError` carries a one-sentence
   reason, and the caller parks the event in ``silver.derivation_failures`` (retried next run).
 """
@@ -37,6 +39,10 @@ BACKOFF_CAP_SECONDS = 2.0
 DEFAULT_TIMEOUT_SECONDS = 30.0
 DEFAULT_MAX_RETRIES = 4
 _REASON_DETAIL_CHARS = 200
+
+# A schema (an ``accept`` schema: it is never sent) may say in its own words what an answer failing it
+# lacks; the repair request and the parked event's reason then read that, not a dump of the answer.
+MALFORMED_NOTE = "x-malformed"
 
 RETRYABLE = (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError, openai.InternalServerError)
 
@@ -145,8 +151,14 @@ class LLMClient:
         ceiling = min(BACKOFF_CAP_SECONDS, BACKOFF_BASE_SECONDS * (2**retry))
         return ceiling / 2 + self.rng.random() * ceiling / 2
 
-    def complete_json(self, system: str, user: str, schema: dict[str, Any], schema_name: str) -> tuple[dict, Usage]:
+    def complete_json(
+        self, system: str, user: str, schema: dict[str, Any], schema_name: str, *, accept: dict[str, Any] | None = None
+    ) -> tuple[dict, Usage]:
         """Ask for one JSON object valid for ``schema``; return it with the call's :class:`Usage`.
+
+        ``accept`` (default ``schema``) is the schema the answer is checked against before it is
+        returned: a caller that drops bad parts of an answer itself (the distiller keeps the good facts
+        of a partial answer) passes a looser one, so one bad part does not cost a repair of the whole.
 
         Raises :class:`DistillError` when the endpoint keeps failing (after the retries), refuses a
         request outright (4xx other than 429), or answers with invalid JSON twice (answer + repair).
@@ -154,7 +166,7 @@ class LLMClient:
         started = time.monotonic()
         tally = {"input": 0, "output": 0, "attempts": 0}
         messages: list[dict[str, str]] = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        validator = jsonschema.Draft202012Validator(schema)
+        validator = jsonschema.Draft202012Validator(schema if accept is None else accept)
 
         def usage() -> Usage:
             return Usage(tally["input"], tally["output"], (time.monotonic() - started) * 1000.0, tally["attempts"])
@@ -246,5 +258,6 @@ class LLMClient:
         error = jsonschema.exceptions.best_match(validator.iter_errors(value))
         if error is not None:
             where = "/".join(str(p) for p in error.absolute_path) or "(root)"
-            raise _Malformed(f"at {where}: {_short(error.message)}")
+            note = error.schema.get(MALFORMED_NOTE) if isinstance(error.schema, dict) else None
+            raise _Malformed(f"at {where}: {_short(note if isinstance(note, str) else error.message)}")
         return value

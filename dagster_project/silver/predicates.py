@@ -34,6 +34,10 @@ _DROP = frozenset({
 })
 
 
+# One spelling per word, so "favorite" and "favourite" name one slot.
+_SPELLING = {"favorite": "favourite", "color": "colour", "center": "centre", "organization": "organisation"}
+
+
 @dataclass(frozen=True)
 class Slot:
     """What a relation phrase resolves to: the predicate key, whether subject and value swap
@@ -48,8 +52,8 @@ def normalise_key(phrase: str) -> str | None:
     """A predicate key from a relation phrase: lower-case words joined by ``_``, auxiliaries and
     articles dropped ("is famous for" → ``famous_for``, "The author of" → ``author``); ``None``
     when nothing meaningful is left."""
-    words = re.findall(r"[a-z0-9]+", phrase.casefold().replace("'s", " "))
-    kept = [w for w in words if w not in _DROP]
+    words = [_SPELLING.get(w, w) for w in re.findall(r"[a-z0-9]+", phrase.casefold().replace("'s", " "))]
+    kept = [w for w in words if w not in _DROP] or [w for w in words if w not in ("the", "a", "an")][-1:]
     while kept and kept[-1] in ("of",) and len(kept) > 1:
         kept.pop()  # "the author of" → "author"
     key = "_".join(kept)[:KEY_MAX].strip("_")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -31,7 +31,6 @@ from dagster_project.silver.judge import canonical_value
 from dagster_project.silver.ledger_state import NamespaceState, WriteBuffer
 from dagster_project.silver.routing import importance, route
 from dagster_project.silver.types import EventInput, FactCandidate, Judgement, Neighbour
-from dagster_project.silver.vocabulary import predicate
 
 VECTOR_NEIGHBOURS = 5
 
@@ -71,7 +70,7 @@ def _new_fact(
     superseded_by: str | None = None, contested: bool = False,
 ) -> None:
     c = prep.candidate
-    pred = predicate(c.predicate)
+    pred = state.vocabulary(c)
     buffer.facts[fid] = {
         "fact_id": fid, "namespace": event.namespace, "subject_id": subject_id, "predicate": pred.name,
         "cardinality": pred.cardinality, "value": Jsonb(c.value),
@@ -97,8 +96,8 @@ def resolve_candidate(
     threshold: float, fingerprint: str, judge_name: str, written: set[str],
 ) -> Outcome:
     """Resolve one candidate against the namespace's ledger and buffer the result."""
-    c = prep.candidate
-    pred = predicate(c.predicate)
+    pred = state.vocabulary(prep.candidate)
+    c = replace(prep.candidate, cardinality=pred.cardinality)  # the judge sees the slot's kind
     speaker_alias = event.actor if event.actor and ":" in event.actor else None
     is_speaker = speaker_alias is not None and entities.normalize(speaker_alias.split(":", 1)[1]) == entities.normalize(
         c.subject)
@@ -114,7 +113,8 @@ def resolve_candidate(
             json.dumps([{"fact_id": n.fact_id, "score": n.score, "same_slot": n.same_slot} for n in found]),
             reason, judge_name, fingerprint, event.received_at, json.dumps({
                 "subject": c.subject, "predicate": c.predicate, "value": c.value, "statement": c.statement,
-                "valid_from": c.valid_from.isoformat(), "confidence": c.confidence}, ensure_ascii=False),
+                "valid_from": c.valid_from.isoformat(), "confidence": c.confidence, "value_type": c.value_type,
+                "cardinality": pred.cardinality, "relation": c.relation}, ensure_ascii=False),
         ))
         return Outcome(decision, outcome, fid)
 
@@ -138,7 +138,7 @@ def resolve_candidate(
         return record("skip", "refreshed", verdict.target_fact_id, found, verdict.reason)
 
     if verdict.decision in ("update", "supersede") and verdict.target_fact_id in by_id:
-        if verdict.decision == "supersede" and pred.cardinality == "one":
+        if verdict.decision == "supersede" and (pred.cardinality == "one" or c.change):
             targets = [n for n in found if n.same_slot and n.open]
         else:
             targets = [by_id[verdict.target_fact_id]]  # type: ignore[index]

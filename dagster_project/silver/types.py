@@ -43,7 +43,8 @@ class FactCandidate:
     relationship, lives_in, located_in, owns, attended, ...), so that an edge can be drawn.
     ``cardinality`` is the distiller's hint for a learned predicate (``one`` | ``many``; a curated
     predicate's comes from the seed), ``relation`` the phrase the predicate was read from ("is famous
-    for"), kept as an alias in the vocabulary.
+    for"), kept as an alias in the vocabulary. ``change`` says the sentence states a change
+    ("switched to", "now", "no longer"): in a many-valued slot the new value then replaces the old.
     """
 
     subject: str
@@ -57,6 +58,7 @@ class FactCandidate:
     value_type: ValueType = "text"
     cardinality: str | None = None
     relation: str | None = None
+    change: bool = False
 
 
 @dataclass(frozen=True)

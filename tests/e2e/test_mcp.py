@@ -24,7 +24,7 @@ from dagster_project.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
 OWN, OTHER = "mcp-a", "mcp-b"
-TOOLS = {"search", "read", "list", "current", "history", "relate", "remember", "overlay", "recall"}
+TOOLS = {"search", "read", "list", "current", "history", "relate", "follow", "remember", "overlay", "recall"}
 SECRET = "Bob lives in Porto."  # mcp-b's only event: none of its words may reach mcp-a's token
 
 
@@ -85,7 +85,7 @@ def test_mcp_server_over_stdio(settings: Settings, admin_conn: psycopg.Connectio
             await session.initialize()
             call = session.call_tool
 
-            # a) nine tools, each described, with JSON schemas derived from the signatures
+            # a) ten tools, each described, with JSON schemas derived from the signatures
             listed = {t.name: t for t in (await session.list_tools()).tools}
             assert set(listed) == TOOLS
             for tool in listed.values():
@@ -110,6 +110,11 @@ def test_mcp_server_over_stdio(settings: Settings, admin_conn: psycopg.Connectio
             listing = _ok(await call("list", {"namespace": OWN}))
             assert now["fact_id"] in {f["fact_id"] for f in listing}
             assert _ok(await call("recall", {"query": "Where does Alice live?", "namespace": OWN}))["answers"]
+            walked = _ok(await call("follow", {"entity": "Alice", "predicates": ["lives_in"], "namespace": OWN}))
+            assert walked["values"] == ["Lisbon"] and walked["hops"][0]["facts"][0]["fact_id"] == now["fact_id"]
+            assert "non-empty" in _err(await call("follow", {"entity": "Alice", "predicates": [], "namespace": OWN}))
+            assert "no entity named" in _err(await call("follow", {"entity": "Zed", "predicates": ["lives_in"],
+                                                                   "namespace": OWN}))
 
             # c) the same token against mcp-b: every verb refused, in one sentence that leaks nothing of mcp-b
             refused = {
@@ -119,6 +124,7 @@ def test_mcp_server_over_stdio(settings: Settings, admin_conn: psycopg.Connectio
                 "current": {"subject": "Bob", "predicate": "lives_in", "namespace": OTHER},
                 "history": {"subject": "Bob", "predicate": "lives_in", "namespace": OTHER},
                 "relate": {"a": "Bob", "b": "Porto", "namespace": OTHER},
+                "follow": {"entity": "Bob", "predicates": ["lives_in"], "namespace": OTHER},
                 "remember": {"namespace": OTHER, "content": "Eve was here."},
                 "overlay": {"fact_id": hidden_id, "action": "redact", "quote": "Porto"},
                 "recall": {"query": "Where does Bob live?", "namespace": OTHER},

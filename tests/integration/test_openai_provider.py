@@ -8,6 +8,7 @@ came back. No database is needed here: the pipeline half of R4 (parking in
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 from collections.abc import Callable, Iterator
@@ -21,9 +22,10 @@ from dagster_project.settings import Settings
 from dagster_project.silver.distill import DistillError
 from dagster_project.silver.distill.openai_provider import OpenAIDistiller, OpenAIJudge
 from dagster_project.silver.llm import BACKOFF_CAP_SECONDS, LLMClient, load_card, load_prompt
+from dagster_project.silver.predicates import learned_predicate
 from dagster_project.silver.types import EventInput, FactCandidate, Neighbour
 from dagster_project.silver.vocabulary import predicates
-from tests.support.fake_openai import FakeOpenAI, heuristic_responder
+from tests.support.fake_openai import FakeOpenAI, distill_fact, heuristic_responder
 
 MODEL = "test-model-7b"
 CLIENT_TIMEOUT = 0.5  # seconds; the fake server's "timeout" fault sleeps 1.0 s
@@ -126,8 +128,8 @@ def test_distill_request_carries_model_schema_prompt_and_event(server: FakeOpenA
     prompt_head = load_prompt(card).split("{predicates}")[0]
     assert system["content"].startswith(prompt_head)
     assert "{predicates}" not in system["content"]
-    for name in predicates():
-        assert name in system["content"]
+    for name, pred in predicates().items():
+        assert f"- {name} ({pred.cardinality}): {pred.description}" in system["content"]
     assert "Speaker: Alice" in user["content"] and "user:alice" in user["content"]
     assert ev.occurred_at.isoformat() in user["content"]
     assert "Kind: transcript" in user["content"]
@@ -139,36 +141,124 @@ def test_distill_request_carries_model_schema_prompt_and_event(server: FakeOpenA
 
 def test_valid_answer_becomes_fact_candidates(tmp_path: Path, harness: Harness) -> None:
     """S1: the answer's facts become FactCandidates: valid_from parsed (date, naive → UTC, offset kept,
-    unparseable → occurred_at), unknown predicate → states, confidence clamped, entity-valued objects."""
+    unparseable → occurred_at), an unreadable or empty predicate → states, a predicate outside the
+    curated list → a learned key with its cardinality hint, confidence clamped, entity-valued objects."""
     answer = {
         "facts": [
-            {"subject": "Alice", "predicate": "lives_in", "value": "Lisbon", "statement": "Alice lives in Lisbon.",
-             "valid_from": "2026-10-01", "confidence": 0.9},
-            {"subject": "Alice", "predicate": "works_at", "value": "Atlas", "statement": "Alice works at Atlas.",
-             "valid_from": "2026-10-05T12:00:00", "confidence": 1.7},
-            {"subject": "Alice", "predicate": "favourite_colour", "value": "teal",
-             "statement": "Alice's favourite colour is teal.", "valid_from": "2026-10-06T12:00:00+02:00",
-             "confidence": -0.2},
-            {"subject": "Alice", "predicate": "plans", "value": "a trip", "statement": "Alice plans a trip.",
-             "valid_from": "sometime soon", "confidence": 0.3},
+            distill_fact("Alice", "lives_in", "Lisbon", "Alice lives in Lisbon.", value_type="entity",
+                         relation="lives in", valid_from="2026-10-01", confidence=0.9),
+            distill_fact("Alice", "works_at", "Atlas", "Alice works at Atlas.", cardinality="many",
+                         valid_from="2026-10-05T12:00:00", confidence=1.7),
+            distill_fact("Alice", "favourite_colour", "teal", "Alice's favourite colour is teal.",
+                         relation="'s favourite colour is", cardinality="one",
+                         valid_from="2026-10-06T12:00:00+02:00", confidence=-0.2),
+            distill_fact("Alice", "plans", "a trip", "Alice plans a trip.", valid_from="sometime soon",
+                         confidence=0.3),
+            distill_fact("Alice", "", "calm", "Alice is calm.", cardinality="sometimes"),
+            distill_fact("Alice", "?!", "tired", "Alice is tired."),
         ]
     }
     with FakeOpenAI(scripted(answer)) as fake:
         distiller = harness.distiller(fake.url)
         out = distiller.distill(event())
 
-    assert [c.predicate for c in out] == ["lives_in", "works_at", "states", "plans"]
+    assert [c.predicate for c in out] == ["lives_in", "works_at", "favourite_colour", "plans", "states", "states"]
     assert all(isinstance(c, FactCandidate) and c.span is None for c in out)
     assert out[0].valid_from == datetime(2026, 10, 1, tzinfo=UTC)
     assert out[1].valid_from == datetime(2026, 10, 5, 12, tzinfo=UTC)
     assert out[2].valid_from == datetime(2026, 10, 6, 12, tzinfo=timezone(timedelta(hours=2)))
     assert out[3].valid_from == T0
-    assert [c.confidence for c in out] == [0.9, 1.0, 0.0, 0.3]
+    assert [c.confidence for c in out[:4]] == [0.9, 1.0, 0.0, 0.3]
+    # works_at is curated and entity-valued: its text value is an entity, whatever the model said.
+    assert [c.value_type for c in out] == ["entity", "entity", "text", "text", "text", "text"]
     assert out[0].object_entity == "Lisbon" and out[1].object_entity == "Atlas" and out[2].object_entity is None
     assert out[0].statement == "Alice lives in Lisbon." and out[0].value == "Lisbon" and out[0].subject == "Alice"
+    # the hint is kept for a learned predicate only (a curated one's comes from the seed); invalid → None
+    assert [c.cardinality for c in out] == [None, None, "one", None, None, None]
+    assert out[0].relation == "lives in" and out[2].relation == "'s favourite colour is" and out[3].relation is None
+    assert distiller.last_dropped == [] and distiller.dropped_total == 0
     usage = distiller.last_usage
     assert usage is not None and usage.attempts == 1 and usage.input_tokens > 0 and usage.output_tokens > 0
     assert usage.latency_ms >= 0
+
+
+def test_open_vocabulary_answer(harness: Harness) -> None:
+    """S1 (open predicates): a learned predicate, an inverse alias (subject and value swap into the curated
+    direction), a number with its unit, a date value and a curated alias all come out as the heuristic
+    shapes them."""
+    content = ("The author of Dune is Frank Herbert. Bob manages Alice. The trail is 12.5 km long. "
+               "Atlas launched on 3 May 2021. Carol is based in Porto.")
+    answer = {
+        "facts": [
+            distill_fact("Dune", "author", "Frank Herbert", "The author of Dune is Frank Herbert.",
+                         relation="The author of", cardinality="one", value_type="entity"),
+            distill_fact("Bob", "manages", "Alice", "Bob manages Alice.", relation="manages", cardinality="many",
+                         value_type="entity"),
+            distill_fact("the trail", "length", 12.5, "The trail is 12.5 km long.", relation="is long",
+                         cardinality="one", value_type="number", unit="km"),
+            distill_fact("Atlas", "launched_on", "2021-05-03", "Atlas launched on 3 May 2021.",
+                         relation="launched on", cardinality="one", value_type="date"),
+            distill_fact("Carol", "is based in", "Porto", "Carol is based in Porto.", relation="is based in",
+                         value_type="entity"),
+            distill_fact("Atlas", "employs", 300, "Atlas employs 300 people.", relation="employs",
+                         value_type="number", unit="people"),
+            distill_fact("Atlas", "release_date", "2021-02-30", "Atlas was released on 30 February 2021.",
+                         value_type="date"),
+        ]
+    }
+    with FakeOpenAI(scripted(answer)) as fake:
+        out = harness.distiller(fake.url).distill(event(content, actor="user:nate"))
+
+    got = [(c.subject, c.predicate, c.value, c.value_type, c.object_entity, c.cardinality) for c in out]
+    assert got == [
+        ("Dune", "author", "Frank Herbert", "entity", "Frank Herbert", "one"),
+        ("Alice", "reports_to", "Bob", "entity", "Bob", None),  # inverse alias: X manages Y → Y reports_to X
+        ("the trail", "length", {"number": 12.5, "unit": "km"}, "number", None, "one"),
+        ("Atlas", "launched_on", "2021-05-03", "date", None, "one"),
+        ("Carol", "lives_in", "Porto", "entity", "Porto", None),  # curated alias based_in → lives_in
+        # an inverse alias with a quantity is not swapped: the phrase stays a learned key
+        ("Atlas", "employs", {"number": 300, "unit": "people"}, "number", None, None),
+        ("Atlas", "release_date", "2021-02-30", "text", None, None),  # not a calendar date → text
+    ]
+    assert out[1].statement == "Bob manages Alice." and out[1].relation == "manages"
+    assert out[0].relation == "The author of"
+
+
+def test_partial_answer_keeps_the_good_facts(harness: Harness, caplog: pytest.LogCaptureFixture) -> None:
+    """S1 / R4: a fact missing its essential fields is dropped, counted and logged; the good facts of the
+    same answer are kept, without a repair request."""
+    answer = {
+        "facts": [
+            {"subject": "Alice", "predicate": "lives_in", "value_type": "entity"},  # no value, no statement
+            distill_fact("Alice", "lives_in", "Lisbon", "Alice lives in Lisbon.", value_type="entity"),
+            distill_fact("", "states", "x", "Something was said."),  # empty subject
+            "Alice works at Atlas.",  # not an object
+        ]
+    }
+    with FakeOpenAI(scripted(answer)) as fake:
+        distiller = harness.distiller(fake.url)
+        with caplog.at_level("WARNING", logger="dagster_project.silver.distill.openai_provider"):
+            out = distiller.distill(event())
+        assert len(fake.requests) == 1
+    assert [(c.subject, c.predicate, c.value) for c in out] == [("Alice", "lives_in", "Lisbon")]
+    assert distiller.last_dropped == [
+        "fact 0: missing or empty value, statement", "fact 2: missing or empty subject",
+        "fact 3: a str, not a JSON object",
+    ]
+    assert distiller.dropped_total == 3
+    assert "dropped 3 of 4 facts" in caplog.text
+    with FakeOpenAI(scripted({"facts": [distill_fact("Alice", "states", "ok", "Alice is ok.")]})) as fake:
+        distiller.client = harness.client(fake.url, "distill")
+        distiller.distill(event())
+    assert distiller.last_dropped == [] and distiller.dropped_total == 3
+
+
+def test_speaker_label_is_not_part_of_the_statement(harness: Harness) -> None:
+    """S1: a chat-log label in front of a statement ("Nate: ...") is removed; the claim stays."""
+    answer = {"facts": [distill_fact("Nate", "adopted", "a dog", "Nate: I adopted a dog.")]}
+    with FakeOpenAI(scripted(answer)) as fake:
+        out = harness.distiller(fake.url).distill(event("I adopted a dog.", actor="user:nate"))
+    assert out[0].statement == "I adopted a dog." and out[0].predicate == "adopted"
 
 
 def test_empty_fact_list(harness: Harness) -> None:
@@ -194,14 +284,40 @@ def test_malformed_once_is_repaired(server: FakeOpenAI, harness: Harness) -> Non
     assert server.requests[1]["response_format"] == server.requests[0]["response_format"]
 
 
-def test_schema_invalid_answer_is_repaired(harness: Harness) -> None:
-    """S1: JSON that breaks the card's schema (a missing field) counts as malformed and is repaired."""
-    bad = {"facts": [{"subject": "Alice", "predicate": "states", "value": "x", "statement": "Alice said x."}]}
-    good = {"facts": []}
+@pytest.mark.parametrize(
+    ("bad", "said"),
+    [
+        ({"fact": []}, "'facts' is a required property"),
+        ({"facts": "none"}, "is not of type 'array'"),
+        # facts, but not one usable: the whole answer is malformed, not an event with nothing to say
+        ({"facts": [{"subject": "Alice", "predicate": "states"}, {"value": "x", "statement": "x."}]},
+         "at facts: no fact has a non-empty subject, value and statement"),
+    ],
+)
+def test_wholly_malformed_answer_is_repaired(harness: Harness, bad: dict, said: str) -> None:
+    """S1: JSON without a usable facts list counts as malformed and is repaired; the repaired answer is used."""
+    good = {"facts": [distill_fact("Alice", "works_at", "Atlas", "Alice works at Atlas.", value_type="entity")]}
     with FakeOpenAI(scripted(bad, good)) as fake:
-        assert harness.distiller(fake.url).distill(event()) == []
+        distiller = harness.distiller(fake.url)
+        out = distiller.distill(event())
         assert len(fake.requests) == 2
-        assert "valid_from" in fake.requests[1]["messages"][3]["content"]
+        repair = fake.requests[1]["messages"][3]["content"]
+    assert said in repair
+    assert [(c.subject, c.predicate, c.value) for c in out] == [("Alice", "works_at", "Atlas")]
+    assert distiller.last_dropped == []
+
+
+def test_wholly_malformed_twice_raises_one_sentence(harness: Harness) -> None:
+    """R4: an answer with no usable fact, twice → DistillError with a one-line reason (the event is parked)."""
+    bad = {"facts": [{"subject": "Alice"}]}
+    with FakeOpenAI(scripted(bad)) as fake:
+        with pytest.raises(DistillError) as info:
+            harness.distiller(fake.url).distill(event())
+        assert len(fake.requests) == 2
+    reason = info.value.reason
+    assert reason.startswith("the LLM returned malformed JSON twice: at facts:") and "\n" not in reason
+    assert "no fact has a non-empty subject, value and statement" in reason
+    assert len(reason) < 500
 
 
 def test_malformed_twice_raises(server: FakeOpenAI, harness: Harness) -> None:
@@ -209,7 +325,7 @@ def test_malformed_twice_raises(server: FakeOpenAI, harness: Harness) -> None:
     server.script("malformed", "malformed")
     with pytest.raises(DistillError) as info:
         harness.distiller(server.url).distill(event())
-    assert "malformed JSON" in info.value.reason
+    assert "malformed JSON" in info.value.reason and "\n" not in info.value.reason
     assert len(server.requests) == 2
 
 
@@ -340,7 +456,8 @@ def test_r4_thirty_percent_faults_every_event_derived_or_failed_with_reason(harn
 
 
 def candidate() -> FactCandidate:
-    return FactCandidate("Alice", "lives_in", "Porto", "Alice lives in Porto.", T0, 0.9, object_entity="Porto")
+    return FactCandidate("Alice", "lives_in", "Porto", "Alice lives in Porto.", T0, 0.9, object_entity="Porto",
+                         value_type="entity")
 
 
 def neighbours() -> list[Neighbour]:
@@ -353,8 +470,10 @@ def neighbours() -> list[Neighbour]:
 
 
 def test_judge_request_and_answer(harness: Harness) -> None:
-    """S3 / 4.1: the judge asks with models/judge.yaml's schema and prompt; the answer maps to a Judgement."""
-    answer = {"decision": "supersede", "target_fact_id": "f-lisbon", "reason": "Alice moved from Lisbon to Porto."}
+    """S3 / 4.1: the judge asks with models/judge.yaml's schema and prompt, and sees the slot (predicate,
+    same_slot, cardinality from the seed); the answer maps to a Judgement whose reason names the slot."""
+    answer = {"decision": "supersede", "target_fact_id": "f-lisbon",
+              "reason": "lives_in of Alice holds one value: she moved from Lisbon to Porto."}
     with FakeOpenAI(scripted(answer)) as fake:
         judge = harness.judge(fake.url)
         result = judge.judge(candidate(), neighbours())
@@ -369,9 +488,54 @@ def test_judge_request_and_answer(harness: Harness) -> None:
     assert req["messages"][0] == {"role": "system", "content": load_prompt(card)}
     user = req["messages"][1]["content"]
     assert "Alice lives in Porto." in user and "f-lisbon" in user and "f-atlas" in user
+    sent = judge_sections(user)
+    assert sent["Slot"] == {"subject": "Alice", "predicate": "lives_in", "cardinality": "one",
+                            "cardinality_from": "curated"}
+    assert sent["Candidate"]["predicate"] == "lives_in" and sent["Candidate"]["value_type"] == "entity"
+    assert [(n["fact_id"], n["predicate"], n["same_slot"]) for n in sent["Neighbours"]] == [
+        ("f-lisbon", "lives_in", True), ("f-atlas", "works_at", False)]
     assert (result.decision, result.target_fact_id) == ("supersede", "f-lisbon")
-    assert result.reason == "Alice moved from Lisbon to Porto."
+    assert result.reason == "lives_in of Alice holds one value: she moved from Lisbon to Porto."
     assert judge.last_usage is not None and judge.last_usage.attempts == 1
+
+
+def judge_sections(user: str) -> dict[str, Any]:
+    """The Slot, Candidate and Neighbours JSON of a judge user message."""
+    out = {}
+    for block in user.split("\n\n"):
+        title, _, body = block.partition(":\n")
+        out[title] = json.loads(body)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("cardinality", "expected"),
+    [("one", ("one", "distiller hint")), ("many", ("many", "distiller hint")),
+     (None, (learned_predicate("author", "", True).cardinality, "rule"))],
+)
+def test_judge_sees_a_learned_slot(harness: Harness, cardinality: str | None, expected: tuple[str, str]) -> None:
+    """S3 (open predicates): a learned predicate's slot cardinality is the distiller's hint (else the
+    rule of learned predicates); a reason that does not name the slot gets the slot in front of it."""
+    cand = FactCandidate("Dune", "author", "Frank Herbert", "The author of Dune is Frank Herbert.", T0, 0.9,
+                         object_entity="Frank Herbert", value_type="entity", cardinality=cardinality,
+                         relation="The author of")
+    neigh = [Neighbour("f-old", "Dune", "author", "Brian Herbert", "The author of Dune is Brian Herbert.",
+                       T0 - timedelta(days=9), 1, 0.93, True, True)]
+    answer = {"decision": "supersede", "target_fact_id": "f-old", "reason": "the value changed."}
+    with FakeOpenAI(scripted(answer)) as fake:
+        result = harness.judge(fake.url).judge(cand, neigh)
+        sent = judge_sections(fake.requests[0]["messages"][1]["content"])
+    assert (sent["Slot"]["cardinality"], sent["Slot"]["cardinality_from"]) == expected
+    assert sent["Slot"]["predicate"] == "author" and sent["Candidate"]["relation"] == "The author of"
+    assert sent["Neighbours"][0]["same_slot"] is True and sent["Neighbours"][0]["predicate"] == "author"
+    assert result.reason == "(Dune, author) the value changed."
+
+
+def test_judge_prompt_explains_slots() -> None:
+    """S3: the judge prompt tells single-valued from many-valued slots and asks for the slot in the reason."""
+    prompt = load_prompt(load_card("judge"))
+    for phrase in ('"one"', '"many"', "same_slot", "supersede", "refines", "names the slot"):
+        assert phrase in prompt
 
 
 @pytest.mark.parametrize(
@@ -392,6 +556,7 @@ def test_judge_decisions_and_unknown_target(harness: Harness, answer: dict, expe
     assert (result.decision, result.target_fact_id) == expected
     if answer["decision"] != "add" and expected[0] == "add":
         assert "not a neighbour" in result.reason and str(answer["target_fact_id"]) in result.reason
+    assert "lives_in" in result.reason  # every reason names the slot
 
 
 def test_judge_without_neighbours_adds_without_a_call(server: FakeOpenAI, harness: Harness) -> None:

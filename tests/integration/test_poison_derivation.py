@@ -66,7 +66,8 @@ CASES = len(PARKED_RAW) + len(PARKED_OR_SAFE_RAW) + len(MARKERS)  # 14 poison cl
 class PoisonDistiller:
     """The heuristic distiller, except for turns carrying a marker, which get a crafted candidate.
 
-    Named ``heuristic`` so the derivation calls it every time (no memo): a rebuild sees the same.
+    Named ``heuristic`` so no model call is metered. A crafted candidate cannot be memoised (a set,
+    a lone surrogate, a NUL are not storable JSON text), so a rebuild calls it again and sees the same.
     """
 
     name = "heuristic"

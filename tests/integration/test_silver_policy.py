@@ -65,7 +65,9 @@ def test_each_decision_type_via_fact_events(engine_conn: psycopg.Connection, set
     resolution = engine_conn.execute(
         "SELECT reason, neighbours FROM silver.resolutions WHERE decision = 'supersede'"
     ).fetchone()
-    assert "contradicts" in resolution[0] and resolution[1][0]["same_slot"] is True
+    # the reason names the slot and the rule that decided
+    assert "slot (Alice, lives_in, one-valued)" in resolution[0] and "single-valued" in resolution[0]
+    assert resolution[1][0]["same_slot"] is True
 
 
 # (authority of the candidate vs the existing version, candidate valid_from later/earlier, predicate) → outcome

@@ -33,12 +33,14 @@ FAULTS = ("429", "500", "503", "timeout", "malformed")
 MALFORMED_CONTENT = "{not json"
 
 
-def _schema_name(request: dict[str, Any]) -> str | None:
+def schema_name(request: dict[str, Any]) -> str | None:
+    """The ``json_schema`` name a request asks for ("distill", "judge"): how a responder tells them apart."""
     fmt = request.get("response_format") or {}
     return (fmt.get("json_schema") or {}).get("name")
 
 
-def _last_user_message(request: dict[str, Any]) -> str:
+def last_user_message(request: dict[str, Any]) -> str:
+    """The request's own user message (a repair request's "Your previous answer ..." is skipped)."""
     for message in reversed(request.get("messages", [])):
         if message.get("role") == "user" and not str(message.get("content", "")).startswith("Your previous answer"):
             return str(message.get("content", ""))
@@ -62,25 +64,28 @@ def parse_distill_message(text: str) -> dict[str, str]:
     return out
 
 
+def distill_fact(subject: str, predicate: str, value: Any, statement: str, **fields: Any) -> dict[str, Any]:
+    """One fact as the distill card's strict schema asks for it: every field present, the optional ones
+    null (``relation``, ``cardinality``, ``unit``), ``value_type`` text, ``valid_from`` empty (so the
+    event time), confidence 0.9; ``fields`` override any of them."""
+    fact: dict[str, Any] = {
+        "subject": subject, "predicate": predicate, "relation": None, "cardinality": None, "value_type": "text",
+        "value": value, "unit": None, "statement": statement, "valid_from": "", "confidence": 0.9,
+    }
+    fact.update(fields)
+    return fact
+
+
 def distill_responder(request: dict[str, Any]) -> dict[str, Any]:
     """A plausible distill answer: one ``states`` fact by the speaker, valid from the event time."""
-    parsed = parse_distill_message(_last_user_message(request))
+    parsed = parse_distill_message(last_user_message(request))
     content = " ".join(parsed["content"].split())
     if not content:
         return {"facts": []}
     speaker = parsed["speaker"] or "someone"
-    return {
-        "facts": [
-            {
-                "subject": speaker,
-                "predicate": "states",
-                "value": content[:120],
-                "statement": f"{speaker} said: {content}",
-                "valid_from": parsed["time"],
-                "confidence": 0.6,
-            }
-        ]
-    }
+    statement = f"{speaker} said: {content}"
+    return {"facts": [distill_fact(speaker, "states", content[:120], statement, valid_from=parsed["time"],
+                                   confidence=0.6)]}
 
 
 def judge_responder(request: dict[str, Any]) -> dict[str, Any]:
@@ -90,7 +95,7 @@ def judge_responder(request: dict[str, Any]) -> dict[str, Any]:
 
 def heuristic_responder(request: dict[str, Any]) -> dict[str, Any]:
     """Answer distill and judge requests plausibly (told apart by ``response_format.json_schema.name``)."""
-    if _schema_name(request) == "judge":
+    if schema_name(request) == "judge":
         return judge_responder(request)
     return distill_responder(request)
 

@@ -29,3 +29,13 @@ def test_an_item_without_an_event_is_its_own_event_and_weights_apply() -> None:
     scores = fuse(lists, {}, weights={"a": 1.0, "b": 0.0})
     assert scores["x"] > scores["y"]
     assert fuse(lists, {})["y"] > fuse(lists, {})["x"]
+
+
+def test_a_turn_that_stated_no_fact_votes_with_its_chunk_for_both_views() -> None:
+    # event 1 has a fact and a chunk, each second; event 2 stated no fact: its chunk is first
+    lists = {"fact_vector": ["f3", "f1"], "chunk_vector": ["c2", "c1"]}
+    event_of = {"f1": 1, "c1": 1, "c2": 2, "f3": 3}
+    plain = fuse(lists, event_of)
+    assert plain["c1"] > plain["c2"]  # two second places outvote one first place
+    scores = fuse(lists, event_of, stand_in={"chunk_vector": {2}})
+    assert scores["c2"] > scores["c1"]  # standing in for the fact view, the first place wins

@@ -92,6 +92,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
+from dagster_project.silver import predicates
+from dagster_project.silver.distill import clauses
 from dagster_project.silver.types import EventInput, FactCandidate
 
 __all__ = ["HeuristicDistiller"]
@@ -369,7 +371,8 @@ _FILLER_RE = re.compile(
     rf",\s*{_FILLER_WORDS}\s*(?=[,.!;]|$)|^{_FILLER_WORDS}\s*,?\s*|\s+{_FILLER_WORDS}\s*(?=[.!]?$)", re.I
 )
 _REACH_ME_RE = re.compile(
-    r"^(?:you\s+can\s+|feel\s+free\s+to\s+|please\s+)?(?:reach|contact|email|mail|ping)\s+me\s+(?:at|on|via)\s+"
+    r"^(?:you\s+can\s+(?:also\s+)?|feel\s+free\s+to\s+|please\s+)?(?:also\s+)?(?:reach|contact|email|mail|ping)\s+me\s+"
+    r"(?:also\s+)?(?:at|on|via)\s+"
     r"(?=[A-Za-z0-9._%+-]+@)",
     re.I,
 )
@@ -448,6 +451,8 @@ _DATE_RES: list[tuple[str, re.Pattern[str]]] = [
     ("year", re.compile(r"\b(?P<prep>in|since|during|from)\s+(?P<y>(?:19|20)\d{2})\b(?![-/])", re.I)),
 ]
 _DATE_CUT_RE = re.compile(re.sub(r"\?P<\w+>", "?:", "|".join(f"(?:{rx.pattern})" for _, rx in _DATE_RES)), re.I)
+_MODAL_FUTURE_RE = re.compile(
+    r"\b(?:will|shall|going\s+to|gonna|plan(?:s|ning)?\s+to|intend(?:s|ing)?\s+to|about\s+to)\b", re.I)
 _FUTURE_RE = re.compile(
     r"\b(?:will|shall|going\s+to|plan(?:s|ning)?\s+to|intend(?:s|ing)?\s+to|about\s+to|aim(?:s|ing)?\s+to|"
     r"want(?:s)?\s+to|hop(?:e|es|ing)\s+to|would\s+like\s+to|next|tomorrow|upcoming|by|until|till|deadline|"
@@ -1111,6 +1116,17 @@ class HeuristicDistiller:
 
     name = "heuristic"
 
+    def prepare(self, events: list[EventInput]) -> None:
+        """Parse ahead, in one batch, every sentence the clause reader will be asked about for these
+        events (a dry run lists them); :meth:`distill` then finds them parsed."""
+        with clauses.collecting() as pending:
+            for event in events:
+                try:
+                    self.distill(event)
+                except Exception:  # noqa: BLE001 - the real pass reports (and parks) the event
+                    continue
+        clauses.warm(pending)
+
     def distill(self, event: EventInput) -> list[FactCandidate]:
         if event.kind in SKIPPED_KINDS or not event.content or not event.content.strip():
             return []
@@ -1347,7 +1363,27 @@ def _normalise(text: str) -> str:
         text = _FILLER_RE.sub("", text)
     if "@" in text:
         text = _REACH_ME_RE.sub("My email is ", text)
+    text = re.sub(r"(?<![\w'-])i(?=\s|'|$)", "I", text)  # chat's lower-case "i"
+    text = re.sub(r"(?<![\w'-])[Ii]m(?=\s)", "I'm", text)
     return text.strip()
+
+
+# irregular past forms that are also present tense or imperatives ("Let's", "Put it there")
+_NOT_PAST = _words("been gone done seen was were had used let put hit hurt read quit shut lay lit set cut cost")
+_ELLIPSIS_RE = re.compile(r"^(?:(?:just|finally|also|recently)\s+)?(?P<verb>[A-Za-z]+)\b")
+
+
+def _restore_subject(text: str, speaker: str | None) -> str:
+    """Chat drops the first person: "moved to inverness over the weekend", "got promoted today".
+    A sentence that opens with a past-tense verb has the speaker as its subject."""
+    m = _ELLIPSIS_RE.match(text)
+    if speaker is None or not m:
+        return text
+    verb = m["verb"].lower()
+    if verb in _IRREGULAR_PAST - _NOT_PAST or (
+            verb.endswith("ed") and len(verb) > 4 and verb not in ("need", "indeed", "speed", "seed", "feed")):
+        return f"I {text[0].lower()}{text[1:]}"
+    return text
 
 
 _HEDGE_RE = re.compile(
@@ -1389,7 +1425,9 @@ def _is_noise(text: str, ctx: _Ctx) -> bool:
 
 
 def _sentence_facts(ctx: _Ctx, speaker: str | None, raw: str, span: tuple[int, int]) -> list[FactCandidate]:
-    text = _normalise(raw)
+    if "; " in raw:  # two sentences joined by a semicolon are read one by one
+        return [f for part in raw.split("; ") for f in _sentence_facts(ctx, speaker, part, span)]
+    text = _restore_subject(_normalise(raw), speaker)
     if not text or text.endswith("?") or _SYSTEM_RE.match(text):
         return []
     text = _strip_lead(text, ctx)
@@ -1437,16 +1475,13 @@ def _sentence_facts(ctx: _Ctx, speaker: str | None, raw: str, span: tuple[int, i
             prev_subject_text = lead
         _note_people(ctx, ctext, subj)
     if not matched_any:
-        whole = _states(ctx, speaker, text, span)
-        return [whole] if whole else []
+        return _states(ctx, speaker, text, span)
     for clause, subj in unmatched:
         if clause.kind == "tail" or subj.kind == "none":
             continue
         if len(clause.text.split()) < 3:
             continue
-        st = _states(ctx, speaker, clause.text, span)
-        if st:
-            facts.append(st)
+        facts.extend(_states(ctx, speaker, clause.text, span))
     return facts
 
 
@@ -2111,6 +2146,7 @@ def _build(
             value = value.strip().rstrip(".,;:!? ")
             if not value:
                 continue
+        subject, predicate, value, obj, hint = _open_slot(subject, predicate, value, obj, statement)
         out.append(
             FactCandidate(
                 subject=subject,
@@ -2121,9 +2157,96 @@ def _build(
                 confidence=conf,
                 span=span,
                 object_entity=obj,
+                value_type="entity" if obj else "text",
+                cardinality=hint,
+                change=bool(_CHANGE_RE.search(statement)) and not _ADDED_RE.search(statement),
             )
         )
     return out
+
+
+_REL_OF_RE = re.compile(r"^(?P<rel>[a-z][a-z -]*?)\s+of\s+(?P<x>.+)$")
+_REL_TO_RE = re.compile(r"^(?P<rel>[a-z]+(?:\s+[a-z]+)?\s+(?:to|by|with))\s+(?P<x>.+)$")
+_CLASSIFIED_RE = re.compile(r"^(?:the\s+)?(?P<cls>[a-z]+)\s+of\s+(?P<x>[A-Z].*)$")
+_CLOCK_RE = re.compile(r"^\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?\b", re.I)
+_TIME_IN_RE = re.compile(r"\b\d{1,2}(?::\d{2}|\s*[ap]\.?m\.?)(?:\s*(?:[ap]\.?m\.?|UTC|GMT|[A-Z]{2,4}T))?", re.I)
+_FAVOURITE_RE = re.compile(r"^(?P<v>.+?)\s+\((?P<what>favou?rite\s+[\w -]+)\)$")
+_CHANGE_RE = re.compile(r"\b(?:now|no\s+longer|anymore|instead|switched|moved|transferred|changed|relocated)\b", re.I)
+_ADDED_RE = re.compile(r"\b(?:also|too|as\s+well|another|additionally)\b", re.I)
+_TEAM_VALUE_RE = re.compile(rf"^(?P<v>.+?\b(?:{_TEAM_WORDS}))\b", re.I)
+_CLASS_PREFIX_RE = re.compile(
+    r"^(?:[Tt]he\s+)?(?:service|app|repo|repository|project|cluster|server|database|db|channel|host|bucket|queue)"
+    r"\s+(?P<id>\S*[-_/.]\S*)$", re.I)
+_NAMED_THING_RE = re.compile(r"^(?:[A-Z0-9#]|\S*\w[-_/]\w)")
+
+
+def _bare_subject(subject: str) -> str:
+    """'The mobile app' and 'mobile app' are one subject: a leading article goes unless the name is
+    a title whose every word is capitalised ('The Marriage of Figaro')."""
+    m = _CLASS_PREFIX_RE.match(subject)
+    if m:  # "Cluster kestrel-prod" is kestrel-prod (a suffix stays: a service and its database differ)
+        return m["id"]
+    m = re.match(r"^(?:[Tt]he|[Aa]n?)\s+(?P<rest>.+)$", subject)
+    if not m:
+        return subject
+    words = [w for w in m["rest"].split() if w.lower() not in _SMALL_WORDS]
+    return subject if words and all(w[:1].isupper() for w in words) else m["rest"]
+
+
+def _open_slot(subject: str, predicate: str, value: Any, obj: str | None, statement: str = "",
+               ) -> tuple[str, str, Any, str | None, str | None]:
+    """Curated readings in the open vocabulary's shape:
+
+    - a relationship the alias seed names is its own slot in one direction ("manager of Nate" said
+      of Dana → Nate ``reports_to`` Dana);
+    - owning a named thing (a service, a project, 'the status page') is the thing's ``owned_by``;
+    - "flat white (favourite coffee)" is the slot ``favourite_coffee``;
+    - a classifier ("continent of Asia") is part of a learned slot;
+    - a move to a clock time, or a "version" that is a clock time, is a new schedule.
+    """
+    subject = _bare_subject(subject)
+    if not isinstance(value, str):
+        return subject, predicate, value, obj, None
+    if predicate == "relationship":
+        m = _REL_OF_RE.match(value)
+        slot = predicates.slot_for(m["rel"]) if m else None
+        if m and slot is not None and slot.origin == "curated" and slot.key != "relationship":
+            return _bare_subject(m["x"]), slot.key, subject, subject, None  # "Dana is the manager of Nate"
+        m = _REL_TO_RE.match(value)
+        slot = predicates.slot_for(m["rel"]) if m else None
+        if m and slot is not None and slot.origin == "curated":
+            return subject, slot.key, m["x"], m["x"], None
+        return subject, predicate, value, obj, None
+    if predicate == "role":
+        m = _REL_OF_RE.match(value.lower())
+        slot = predicates.slot_for(m["rel"]) if m else None
+        if m and slot is not None and slot.origin == "curated" and slot.key not in ("role", "relationship"):
+            return _bare_subject(value[m.start("x"):]), slot.key, subject, subject, None  # "the manager of Leo"
+    if predicate == "owns" and (_NAMED_THING_RE.search(value) or re.search(rf"\bthe\s+{re.escape(value)}\b",
+                                                                          statement, re.I)):
+        return _bare_subject(value), "owned_by", subject, subject, None
+    if predicate == "prefers":
+        m = _FAVOURITE_RE.match(value)
+        if m:
+            key = predicates.normalise_key(m["what"])
+            if key:
+                return subject, key, m["v"], None, "one"
+    if predicate == "states":
+        m = re.match(r"^allergic\s+to\s+(?P<x>.+)$", value)
+        if m:  # "I'm allergic to penicillin": one allergy of several
+            return subject, "allergic_to", m["x"], None, "many"
+    if predicate == "lives_in" and re.search(r"(?:^|\s)[a-z]", subject):
+        predicate = "located_in"  # a thing ("Bristol office") is located, a person lives
+    team = _TEAM_VALUE_RE.match(value)
+    if predicate == "uses" and team:
+        return subject, "member_of", team["v"], team["v"], None  # "switched to the billing team"
+    when = _TIME_IN_RE.search(statement)
+    if predicate in ("lives_in", "located_in", "version") and when and _CLOCK_RE.match(value):
+        return subject, "scheduled_at", statement[when.start():when.end()], None, None
+    m = _CLASSIFIED_RE.match(value)
+    if m and predicate in ENTITY_PREDICATES:
+        return subject, f"{predicate}_{m['cls']}", m["x"], m["x"], "one"
+    return subject, predicate, value, obj, None
 
 
 def _plan_from_statement(statement: str, subject: str) -> str:
@@ -2135,47 +2258,64 @@ def _plan_from_statement(statement: str, subject: str) -> str:
     return body
 
 
-def _states(ctx: _Ctx, speaker: str | None, text: str, span: tuple[int, int]) -> FactCandidate | None:
+def _states(ctx: _Ctx, speaker: str | None, text: str, span: tuple[int, int]) -> list[FactCandidate]:
+    """A sentence no curated rule read: the clause reader (``clauses.py``) gives it a slot, learned
+    or curated, or decides it asserts nothing; ``states`` is kept for an assertion with no relation."""
     body = text.strip().rstrip(".!")
     if len(re.findall(r"[A-Za-z]{2,}", body)) < 3:
-        return None
+        return []
     if _REQUEST_RE.match(body) or _SECOND_PERSON_RE.match(body) or body.endswith("?"):
-        return None
+        return []
     subj = _parse_subject(ctx, speaker, body)
     if subj.kind == "fp" and not subj.name:
-        return None
-    if subj.kind == "we" and not subj.name:
-        # No obvious team: keep the sentence as the speaker's, "we" unresolved.
-        subj = _Subject(speaker, "none", False, body) if speaker else subj
+        return []
     if subj.kind == "none" and _LEAD_PRO.match(body):
-        return None  # he/she with no antecedent
-    subject: str | None
-    if subj.kind == "third" and subj.name and not subj.possessive:
-        subject = subj.name
-        if ctx.ctx_subject and subject not in ctx.people and not _LEAD_PRO.match(body):
-            subject = ctx.ctx_subject
-    elif subj.kind in ("fp", "we") or subj.kind == "third" and subj.name:
-        subject = subj.name
-    else:
-        subject = ctx.ctx_subject or speaker
-    if not subject:
-        return None
+        return []  # he/she with no antecedent
     future_ctx = bool(_FUTURE_RE.search(body))
     hits = _find_dates(body, ctx.today, future_ctx)
     statement = _resolve_statement(ctx, speaker, subj, body, hits, keep_abs=False)
-    if subject.lower() not in statement.lower():
-        statement = f"{subject}: {statement}"
     valid_from = ctx.occurred
     if hits and hits[0].day <= ctx.today:
         h = hits[0]
         valid_from = datetime.combine(h.day, h.at, tzinfo=UTC) if h.at else _midnight(h.day)
+    titled = bool(ctx.ctx_subject) and statement.startswith(ctx.ctx_subject or "\0")
+    # a ticket or document title ("ATL-88 Block invoicing ...") is a statement about its key
+    readings = [] if titled else clauses.read_all(statement, speaker)
+    if readings == [clauses.NOTHING]:
+        return []
+    if readings:
+        future = any(h.day > ctx.today for h in hits) or bool(_MODAL_FUTURE_RE.search(body))
+        return [c for r in readings if (c := _from_reading(ctx, speaker, r, statement, valid_from, future, span))]
+    subject = ctx.ctx_subject if titled else clauses.subject_of(statement, speaker)
+    if subject is None and subj.kind in ("fp", "we") and subj.name:
+        subject = subj.name
+    if not subject or subject.lower() not in statement.lower():
+        return []  # no subject the statement names: nothing testable to keep
+    return [FactCandidate(subject=subject, predicate="states", value=statement.rstrip("."), statement=statement,
+                          valid_from=valid_from, confidence=CONF_STATES, span=span, object_entity=None)]
+
+
+def _from_reading(ctx: _Ctx, speaker: str | None, reading: clauses.Reading, statement: str, valid_from: datetime,
+                  future_ctx: bool, span: tuple[int, int]) -> FactCandidate | None:
+    """A clause reading as a candidate, in the open vocabulary's shape (see :func:`_open_slot`)."""
+    if future_ctx and reading.origin == "learned":
+        return FactCandidate(subject=reading.subject, predicate="plans",
+                             value=_plan_from_statement(statement, reading.subject), statement=statement,
+                             valid_from=ctx.occurred, confidence=CONF_STATES, span=span)
+    value, predicate = reading.value, reading.predicate
+    if isinstance(value, str):
+        value = _resolve_person(value, speaker, ctx.team).strip().rstrip(".,;:!? ")
+        if not value:
+            return None
+        if predicate == "kind" and _ROLE_RE.search(value):
+            predicate, value = "role", _title_role(value)  # "Breno is now Principal Engineer"
+    entity = reading.value_type == "entity" and isinstance(value, str) and predicate != "role"
+    subject, predicate, value, obj, hint = _open_slot(reading.subject, predicate, value,
+                                                      value if entity else None, statement)
     return FactCandidate(
-        subject=subject,
-        predicate="states",
-        value=statement.rstrip("."),
-        statement=statement,
-        valid_from=valid_from,
-        confidence=CONF_STATES,
-        span=span,
-        object_entity=None,
+        subject=subject, predicate=predicate, value=value, statement=statement,
+        valid_from=valid_from, confidence=CONF_THIRD if reading.origin == "curated" else CONF_STATES, span=span,
+        object_entity=obj, value_type="entity" if obj else (  # type: ignore[arg-type]
+            reading.value_type if reading.value_type != "entity" else "text"),
+        cardinality=hint or reading.cardinality, relation=reading.relation, change=reading.change,
     )

@@ -1,0 +1,161 @@
+"""The shape of the ``openai`` distiller's output, without a server (SPEC S1, S3; open predicates).
+
+What a model answers is turned into :class:`FactCandidate` by pure functions: typed values, the slot
+through the open vocabulary, the defaults of a slightly wrong fact. The request/response round trip is
+tested against the loopback server in tests/integration/test_openai_provider.py.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import jsonschema
+import pytest
+
+from dagster_project.silver.distill.openai_provider import (
+    DISTILL_ACCEPT,
+    UnusableFact,
+    fact_candidate,
+    iso_date,
+    slot_cardinality,
+    typed_value,
+)
+from dagster_project.silver.llm import load_card
+from dagster_project.silver.types import EventInput, FactCandidate
+from tests.support.fake_openai import distill_fact
+
+T0 = datetime(2026, 3, 1, 10, tzinfo=UTC)
+EVENT = EventInput(1, "ns", "slack", "m1", "transcript", "user:nate", "...", T0, T0, 1, "slack://m1")
+
+
+def _objects(schema: Any, where: str = "") -> list[tuple[str, dict[str, Any]]]:
+    """Every object schema inside ``schema`` (properties, items, anyOf branches), with its path."""
+    if not isinstance(schema, dict):
+        return []
+    found = [(where or "(root)", schema)] if schema.get("type") == "object" else []
+    for name, sub in (schema.get("properties") or {}).items():
+        found += _objects(sub, f"{where}/{name}")
+    found += _objects(schema.get("items"), f"{where}/items")
+    for i, sub in enumerate(schema.get("anyOf") or []):
+        found += _objects(sub, f"{where}/anyOf{i}")
+    return found
+
+
+@pytest.mark.parametrize("card", ["distill", "judge"])
+def test_card_schema_is_strict_mode_compatible(card: str) -> None:
+    """4.1: OpenAI strict structured output needs every object closed and every property required (an
+    optional field is nullable instead); the schema itself must be valid JSON Schema."""
+    schema = load_card(card)["output_schema"]
+    jsonschema.Draft202012Validator.check_schema(schema)
+    for where, obj in _objects(schema):
+        assert obj.get("additionalProperties") is False, where
+        assert sorted(obj.get("required", [])) == sorted(obj.get("properties", {})), where
+
+
+def test_distill_schema_fields() -> None:
+    """S1: a fact carries subject, predicate, relation, cardinality, a typed value, statement, valid_from,
+    confidence; the optional ones are nullable."""
+    item = load_card("distill")["output_schema"]["properties"]["facts"]["items"]
+    props = item["properties"]
+    assert set(props) == {"subject", "predicate", "relation", "cardinality", "value_type", "value", "unit",
+                          "statement", "valid_from", "confidence"}
+    assert props["value_type"]["enum"] == ["entity", "date", "number", "text"]
+    assert props["cardinality"]["enum"] == ["one", "many", None]
+    for nullable in ("relation", "cardinality", "unit"):
+        assert "null" in props[nullable]["type"]
+    validator = jsonschema.Draft202012Validator(load_card("distill")["output_schema"])
+    good = {"facts": [distill_fact("the trail", "length", 12.5, "The trail is 12.5 km long.", value_type="number",
+                                   unit="km", cardinality="one", relation="is long")]}
+    assert not list(validator.iter_errors(good))
+
+
+@pytest.mark.parametrize(
+    ("answer", "accepted"),
+    [
+        ({"facts": []}, True),
+        ({"facts": [distill_fact("A", "states", "x", "A is x.")]}, True),
+        ({"facts": [{"subject": "A"}, distill_fact("A", "states", 3, "A is 3.")]}, True),  # partial: one usable
+        ({"facts": [{"subject": "A"}, "B"]}, False),  # nothing usable
+        ({"facts": [distill_fact("A", "states", " ", "A is x.")]}, False),  # a blank value
+        ({"facts": None}, False),
+        ({}, False),
+    ],
+)
+def test_accept_schema(answer: dict[str, Any], accepted: bool) -> None:
+    """S1 / R4: an answer is accepted with an empty list or at least one usable fact; else it is repaired."""
+    assert jsonschema.Draft202012Validator(DISTILL_ACCEPT).is_valid(answer) is accepted
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("2023-05-07", "2023-05-07"), ("2023-05", "2023-05"), ("2023", "2023"), ("--02-29", "--02-29"),
+     ("2023-05-07T10:00:00", "2023-05-07T10:00:00"), ("2023-02-30", None), ("--13-01", None), ("0000", None),
+     ("May 2023", None), ("20230507", None), ("yesterday", None)],
+)
+def test_iso_date(text: str, expected: str | None) -> None:
+    """S1: a date value is an ISO date (partial forms allowed), checked against the calendar."""
+    assert iso_date(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("value_type", "value", "unit", "expected"),
+    [
+        ("number", 12.5, "km", ("number", {"number": 12.5, "unit": "km"})),
+        ("number", 3.0, None, ("number", {"number": 3, "unit": None})),
+        ("number", "1,200", "people", ("number", {"number": 1200, "unit": "people"})),
+        ("number", "42 km", None, ("number", {"number": 42, "unit": "km"})),
+        ("number", "about three", "km", ("text", "about three km")),
+        ("number", "1,5", None, ("text", "1,5")),
+        ("date", "2021-05-03", None, ("date", "2021-05-03")),
+        ("date", "last May", None, ("text", "last May")),
+        ("entity", "  Frank   Herbert ", None, ("entity", "Frank Herbert")),
+        ("text", 7, None, ("text", "7")),
+        (None, 7, "kg", ("number", {"number": 7, "unit": "kg"})),
+        ("colour", "teal", None, ("text", "teal")),
+    ],
+)
+def test_typed_value(value_type: Any, value: Any, unit: Any, expected: tuple[str, Any]) -> None:
+    """S1: values are typed; a claim the value does not bear out falls back to text, not to a lost fact."""
+    assert typed_value(value_type, value, unit) == expected
+
+
+def test_legacy_fact_gets_defaults() -> None:
+    """S1: a fact with only the essential fields (an older or sloppy answer) gets every other default."""
+    c = fact_candidate({"subject": "Nate", "value": "a dog", "statement": "Nate adopted a dog."}, EVENT)
+    assert c == FactCandidate("Nate", "states", "a dog", "Nate adopted a dog.", T0, 0.5, None, None, "text",
+                              None, None)
+
+
+@pytest.mark.parametrize(
+    ("fact", "reason"),
+    [
+        ({"subject": "Nate", "statement": "Nate."}, "missing or empty value"),
+        ({"subject": " ", "value": "x", "statement": "Nate."}, "missing or empty subject"),
+        ({"subject": "Nate", "value": True, "statement": "Nate."}, "missing or empty value"),
+        ({"subject": "Nate", "value": "x", "statement": "Nate:  "}, "missing or empty statement"),
+        (["Nate"], "a list, not a JSON object"),
+    ],
+)
+def test_unusable_fact(fact: Any, reason: str) -> None:
+    """S1: only the essential fields make a fact unusable; the reason says which."""
+    with pytest.raises(UnusableFact, match=reason):
+        fact_candidate(fact, EVENT)
+
+
+def test_inverse_alias_swaps_into_the_curated_direction() -> None:
+    """S1: "Bob employs Nate" (inverse alias of works_at) is stored as (Nate, works_at, Bob)."""
+    c = fact_candidate(distill_fact("Bob", "employs", "Nate", "Bob employs Nate.", value_type="text",
+                                    relation="employs", cardinality="many"), EVENT)
+    assert (c.subject, c.predicate, c.value, c.value_type, c.object_entity, c.cardinality, c.relation) == (
+        "Nate", "works_at", "Bob", "entity", "Bob", None, "employs")
+
+
+def test_slot_cardinality_sources() -> None:
+    """S3: curated → the seed (whatever the hint), learned → the hint, else the learned-predicate rule."""
+    curated = FactCandidate("A", "lives_in", "X", "A lives in X.", T0, 0.9, cardinality="many")
+    assert slot_cardinality(curated) == ("one", "curated")
+    learned = FactCandidate("Dune", "author", "F", "s", T0, 0.9, cardinality="one")
+    assert slot_cardinality(learned) == ("one", "distiller hint")
+    unhinted = FactCandidate("Dune", "went_to", "Rome", "s", T0, 0.9)
+    assert slot_cardinality(unhinted)[1] == "rule"
