@@ -244,6 +244,7 @@ TESTED = [
      "tamperings of the row-hash chain, 3 deletions: tests/integration/test_integrity.py", "holds"],
 ]
 
+RUN_BY = {"rebuild_sh_262k": "bench/rebuild.py --factconsolidation sh_262k"}  # results not named after a script
 SECTIONS: list[tuple[str, Callable[[dict[str, Any]], list[list[str]]]]] = [
     ("ingest", _rows_ingest), ("derive", _rows_derive), ("search", _rows_search), ("locomo", _rows_locomo),
     ("rebuild", _rows_rebuild), ("rebuild_sh_262k", _rows_rebuild_fc), ("audit", _rows_audit),
@@ -257,7 +258,8 @@ def table() -> str:
     for name, rows_of in SECTIONS:
         data = _load(name)
         if data is None:
-            rows.append(["", f"`bench/{name}.py` not run yet", "", "", ""])
+            command = RUN_BY.get(name, f"bench/{name}.py")
+            rows.append(["", f"`{command}` not run yet", "", "", ""])
             continue
         dates.append(data.get("machine", {}).get("date", "")[:10])
         rows.extend(rows_of(data))

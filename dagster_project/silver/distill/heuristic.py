@@ -2159,7 +2159,8 @@ def _build(
                 object_entity=obj,
                 value_type="entity" if obj else "text",
                 cardinality=hint,
-                change=bool(_CHANGE_RE.search(statement)) and not _ADDED_RE.search(statement),
+                change=(predicate not in ("goal", "plans", "attended") and bool(_CHANGE_RE.search(statement))
+                        and not _ADDED_RE.search(statement)),
             )
         )
     return out
@@ -2171,7 +2172,9 @@ _CLASSIFIED_RE = re.compile(r"^(?:the\s+)?(?P<cls>[a-z]+)\s+of\s+(?P<x>[A-Z].*)$
 _CLOCK_RE = re.compile(r"^\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?\b", re.I)
 _TIME_IN_RE = re.compile(r"\b\d{1,2}(?::\d{2}|\s*[ap]\.?m\.?)(?:\s*(?:[ap]\.?m\.?|UTC|GMT|[A-Z]{2,4}T))?", re.I)
 _FAVOURITE_RE = re.compile(r"^(?P<v>.+?)\s+\((?P<what>favou?rite\s+[\w -]+)\)$")
-_CHANGE_RE = re.compile(r"\b(?:now|no\s+longer|anymore|instead|switched|moved|transferred|changed|relocated)\b", re.I)
+_CHANGE_RE = re.compile(
+    r"(?<!right )(?<!for )(?<!by )(?<!until )(?<!just )(?<!from )\bnow\b|"
+    r"\b(?:no\s+longer|anymore|instead|switched|moved|transferred|changed|relocated)\b", re.I)
 _ADDED_RE = re.compile(r"\b(?:also|too|as\s+well|another|additionally)\b", re.I)
 _TEAM_VALUE_RE = re.compile(rf"^(?P<v>.+?\b(?:{_TEAM_WORDS}))\b", re.I)
 _CLASS_PREFIX_RE = re.compile(

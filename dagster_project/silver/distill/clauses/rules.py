@@ -324,11 +324,13 @@ def copula_value(s: Sentence) -> Reading | None:
     if root.lemma_ != "be" or not subj or subj[0].lower_ in PRONOUNS:
         return None
     owner = _owner(s, subj[0]) if subj[0].pos_ == "NOUN" else None
+    # "Caroline was 17": a named subject's bare number is an age or a count, not an amount slot
+    named_subject = owner is None and subj[0].pos_ != "NOUN"
     subject, relation = (owner, _noun_relation(s, subj[0])) if owner else (subject_name(s, subj[0]), "amount")
     for attr in children(root, "attr", "npadvmod", "acomp"):
         if is_time(s, attr):
             return make_reading(s, subject_name(s, subj[0]), "scheduled at", attr, "copula_value", stative=True)
-        if attr.like_num or attr.text in s.masked:
+        if (attr.like_num or attr.text in s.masked) and not named_subject:
             return make_reading(s, subject, relation, attr, "copula_value", stative=True, definite=True)
     for prep in children(root, "prep"):
         objs = children(prep, "pobj")

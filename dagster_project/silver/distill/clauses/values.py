@@ -97,13 +97,6 @@ def classifier(head: Any) -> tuple[Any, str] | None:
     return None
 
 
-def _definite(head: Any, value_type: str) -> bool:
-    """A single definite value: a name, a number or date, or 'the N' in the singular."""
-    if value_type in ("entity", "date", "number"):
-        return True
-    return head.tag_ in ("NN", "NNP") and any(c.lower_ == "the" for c in head.children)
-
-
 _MONTHS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
                      "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
                      "saturday", "sunday", "week", "month", "year", "weekend"})
@@ -126,14 +119,19 @@ def is_time(s: Sentence, head: Any) -> bool:
     return False
 
 
+# Verbs that say one value took the place of another: in a many-valued slot the new value replaces.
+REPLACE_VERBS = frozenset({"switch", "move", "transfer", "change", "relocate", "migrate", "replace", "swap"})
+
+
 def _changed(s: Sentence) -> bool:
-    """The sentence says a value changed ("moved to", "switched to", "is now", "no longer") and
-    does not add one more ("also", "too"): in a many-valued slot the new value then replaces."""
+    """The sentence says a value took another's place ("switched to", "transferred to", "moved
+    to", "no longer", "instead") and does not add one more ("also", "too"). A bare "now" is not
+    enough: chat uses it for everything ("I'm an expert hiker now")."""
     words = {t.lower_ for t in s.doc}
-    if words & {"also", "too", "another", "additionally", "as well"}:
+    if words & {"also", "too", "another", "additionally"}:
         return False
-    root = s.root
-    return root.lemma_ in CHANGE_VERBS or bool(words & {"now", "anymore", "instead", "longer", "switched"})
+    return s.root.lemma_ in REPLACE_VERBS or bool(words & {"instead", "anymore"}) or (
+        "no" in words and "longer" in words)
 
 
 def _by_value(key: str, origin: str, value: Any, vtype: str, relation: str) -> tuple[str, str] | None:
@@ -174,7 +172,9 @@ def make_reading(s: Sentence, subject: str | None, relation: str, value_head: An
         inverse = False
     if key == "version" and vtype == "number":
         value, vtype = s.text(phrase_tokens(value_head, coordinated=True)), "text"  # "1.30" is not 1.3
-    cardinality = "one" if definite or stative and _definite(value_head, vtype) else "many"
+    # one value: an attribute's definite value (relational noun, classifier), or a state whose value
+    # is a name, a number or a date; "grateful for the support" can hold several
+    cardinality = "one" if definite or stative and vtype in ("entity", "date", "number") else "many"
     if inverse and inverse_ok:
         if vtype != "entity" and not isinstance(value, str):
             return None
