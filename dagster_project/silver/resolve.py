@@ -31,6 +31,7 @@ from dagster_project.silver.judge import canonical_value
 from dagster_project.silver.ledger_state import NamespaceState, WriteBuffer
 from dagster_project.silver.routing import importance, route
 from dagster_project.silver.types import EventInput, FactCandidate, Judgement, Neighbour
+from dagster_project.silver.vocabulary import Predicate
 
 VECTOR_NEIGHBOURS = 5
 
@@ -65,12 +66,11 @@ class Outcome:
 
 
 def _new_fact(
-    state: NamespaceState, buffer: WriteBuffer, event: EventInput, prep: Prepared, fid: str, subject_id: str,
-    object_id: str | None, fingerprint: str, *, valid_to: datetime | None = None,
+    state: NamespaceState, buffer: WriteBuffer, event: EventInput, prep: Prepared, pred: Predicate, fid: str,
+    subject_id: str, object_id: str | None, fingerprint: str, *, valid_to: datetime | None = None,
     superseded_by: str | None = None, contested: bool = False,
 ) -> None:
     c = prep.candidate
-    pred = state.vocabulary(c)
     buffer.facts[fid] = {
         "fact_id": fid, "namespace": event.namespace, "subject_id": subject_id, "predicate": pred.name,
         "cardinality": pred.cardinality, "value": Jsonb(c.value),
@@ -148,7 +148,7 @@ def resolve_candidate(
         if newer_than_candidate:
             # Out-of-order arrival: the candidate predates a version at least as authoritative.
             closer = min(newer_than_candidate, key=lambda t: (t.valid_from, t.fact_id))
-            _new_fact(state, buffer, event, prep, fid, subject_id, object_id, fingerprint,
+            _new_fact(state, buffer, event, prep, pred, fid, subject_id, object_id, fingerprint,
                       valid_to=closer.valid_from, superseded_by=closer.fact_id)
             return record(verdict.decision, "stored_as_history", closer.fact_id, found,
                           f"{verdict.reason}; older than {closer.fact_id}, stored as already-closed history")
@@ -158,12 +158,12 @@ def resolve_candidate(
         if stronger:
             for t in stronger:
                 buffer.contest(t.fact_id)
-            _new_fact(state, buffer, event, prep, fid, subject_id, object_id, fingerprint, contested=True)
+            _new_fact(state, buffer, event, prep, pred, fid, subject_id, object_id, fingerprint, contested=True)
             return record(verdict.decision, "contested", stronger[0].fact_id, found,
                           f"{verdict.reason}; less authoritative (tier {event.authority} vs "
                           f"{stronger[0].authority}): both kept, contested, sent to review")
-        _new_fact(state, buffer, event, prep, fid, subject_id, object_id, fingerprint)
+        _new_fact(state, buffer, event, prep, pred, fid, subject_id, object_id, fingerprint)
         return record(verdict.decision, "closed_previous", verdict.target_fact_id, found, verdict.reason)
 
-    _new_fact(state, buffer, event, prep, fid, subject_id, object_id, fingerprint)
+    _new_fact(state, buffer, event, prep, pred, fid, subject_id, object_id, fingerprint)
     return record("add", "added", None, found, verdict.reason)

@@ -2196,6 +2196,16 @@ def _bare_subject(subject: str) -> str:
     return subject if words and all(w[:1].isupper() for w in words) else m["rest"]
 
 
+def _attribute_of(value: str, subject: str, besides: set[str]) -> tuple[str, str, Any, str | None, None] | None:
+    """'<attribute> of X' said of ``subject`` is X's curated attribute whose value is ``subject``
+    ("manager of Nate" said of Dana → Nate ``reports_to`` Dana), unless the alias names ``besides``."""
+    m = _REL_OF_RE.match(value.lower())
+    slot = predicates.slot_for(m["rel"]) if m else None
+    if m is None or slot is None or slot.origin != "curated" or slot.key in besides:
+        return None
+    return _bare_subject(value[m.start("x"):]), slot.key, subject, subject, None
+
+
 def _open_slot(subject: str, predicate: str, value: Any, obj: str | None, statement: str = "",
                ) -> tuple[str, str, Any, str | None, str | None]:
     """Curated readings in the open vocabulary's shape:
@@ -2211,20 +2221,18 @@ def _open_slot(subject: str, predicate: str, value: Any, obj: str | None, statem
     if not isinstance(value, str):
         return subject, predicate, value, obj, None
     if predicate == "relationship":
-        m = _REL_OF_RE.match(value)
-        slot = predicates.slot_for(m["rel"]) if m else None
-        if m and slot is not None and slot.origin == "curated" and slot.key != "relationship":
-            return _bare_subject(m["x"]), slot.key, subject, subject, None  # "Dana is the manager of Nate"
+        owned = _attribute_of(value, subject, {"relationship"})  # "Dana is the manager of Nate"
+        if owned is not None:
+            return owned
         m = _REL_TO_RE.match(value)
         slot = predicates.slot_for(m["rel"]) if m else None
         if m and slot is not None and slot.origin == "curated":
             return subject, slot.key, m["x"], m["x"], None
         return subject, predicate, value, obj, None
     if predicate == "role":
-        m = _REL_OF_RE.match(value.lower())
-        slot = predicates.slot_for(m["rel"]) if m else None
-        if m and slot is not None and slot.origin == "curated" and slot.key not in ("role", "relationship"):
-            return _bare_subject(value[m.start("x"):]), slot.key, subject, subject, None  # "the manager of Leo"
+        owned = _attribute_of(value, subject, {"role", "relationship"})  # "the manager of Leo"
+        if owned is not None:
+            return owned
     if predicate == "owns" and (_NAMED_THING_RE.search(value) or re.search(rf"\bthe\s+{re.escape(value)}\b",
                                                                           statement, re.I)):
         return _bare_subject(value), "owned_by", subject, subject, None

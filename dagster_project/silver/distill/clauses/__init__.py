@@ -14,7 +14,7 @@ asserts something about a known subject becomes ``states``.
 """
 
 from dagster_project.silver.distill.clauses.parsing import collecting, parse, warm
-from dagster_project.silver.distill.clauses.rules import RULES, read, read_all, subject_of
+from dagster_project.silver.distill.clauses.rules import RULES, read_all, subject_of
 from dagster_project.silver.distill.clauses.values import NOTHING, Reading
 
-__all__ = ["NOTHING", "RULES", "Reading", "collecting", "parse", "read", "read_all", "subject_of", "warm"]
+__all__ = ["NOTHING", "RULES", "Reading", "collecting", "parse", "read_all", "subject_of", "warm"]

@@ -383,13 +383,6 @@ RULES: tuple[tuple[str, Rule], ...] = (
 )
 
 
-def read(text: str, speaker: str | None = None) -> Reading | None:
-    """The first reading of one sentence: :data:`NOTHING`, a :class:`Reading`, or ``None`` when it
-    asserts something no rule reads (the caller keeps it as ``states``)."""
-    found = read_all(text, speaker)
-    return found[0] if found else None
-
-
 def read_all(text: str, speaker: str | None = None) -> list[Reading]:
     """Every reading of one sentence: the main clause's, then those of the clauses joined to it
     ("Finance approved the increase, the budget goes up to 55k"; "Turns out I'm allergic to X").
