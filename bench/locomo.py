@@ -333,9 +333,11 @@ def build_medallion(settings: Settings, samples: list[dict[str, Any]], distiller
 def code_versions() -> dict[str, str]:
     """sha256 (first 12 hex digits) of the engine files these figures depend on."""
     root = Path(__file__).resolve().parents[1] / "dagster_project"
-    names = ("gold/tools.py", "silver/derive.py", "silver/chunks.py", "silver/distill/heuristic.py",
-             "silver/resolve.py", "silver/judge.py")
-    out = {n: hashlib.sha256((root / n).read_bytes()).hexdigest()[:12] for n in names if (root / n).exists()}
+    names = ("gold/tools.py", "gold/fusion.py", "silver/derive.py", "silver/chunks.py", "silver/resolve.py",
+             "silver/judge.py")
+    out = {n: hashlib.sha256((root / n).read_bytes()).hexdigest()[:12] for n in names}
+    distiller = sorted((root / "silver" / "distill").rglob("*.py"))
+    out["silver/distill"] = hashlib.sha256(b"".join(p.read_bytes() for p in distiller)).hexdigest()[:12]
     migrations = sorted((root / "db" / "migrations").glob("*.sql"))
     out["db/migrations"] = hashlib.sha256(b"".join(m.read_bytes() for m in migrations)).hexdigest()[:12]
     return out

@@ -52,13 +52,19 @@ def embed_fingerprint(model_name: str) -> str:
 @lru_cache(maxsize=8)
 def distill_fingerprint(provider: str, model: str) -> str:
     """Fingerprint of distillation: card + prompt + provider code (+ model for the LLM provider)."""
-    modules = ("distill/heuristic.py", "distill/clauses/parsing.py", "distill/clauses/values.py",
-               "distill/clauses/rules.py") if provider == "heuristic" else (
+    modules = _package_modules("distill/heuristic", "distill/clauses") if provider == "heuristic" else (
         "distill/openai_provider.py",)
     extra = model.encode() if provider != "heuristic" else b""
     parser = _parser_version() if provider == "heuristic" else b""
     return _digest(_card_and_prompt("distill"), provider.encode(), extra, _code(*modules, "predicates.py"), parser,
                    vocabulary.seeds_digest(), predicates.seeds_digest())
+
+
+def _package_modules(*packages: str) -> tuple[str, ...]:
+    """Every ``.py`` file of the given packages (paths relative to ``silver/``), sorted: a module added
+    to a package is part of the fingerprint without anyone listing it."""
+    return tuple(sorted(path.relative_to(SILVER).as_posix() for package in packages
+                        for path in (SILVER / package).rglob("*.py")))
 
 
 def _parser_version() -> bytes:

@@ -1,7 +1,7 @@
 """Open relation reading: one sentence → (subject, relation, typed value), or nothing.
 
-The curated rules of the heuristic distiller (``heuristic.py``) know a few dozen phrasings of a few
-dozen predicates. Every other sentence comes here. A dependency parse (spaCy's ``en_core_web_sm``
+The curated rules of the heuristic distiller (``heuristic.rules.PATTERN_RULES``) know a few dozen
+phrasings of a few dozen predicates. Every other sentence comes here. A dependency parse (spaCy's ``en_core_web_sm``
 3.8.0 pipeline, see STANDARDS.md for why a parser and not more patterns) gives the clause's
 structure; an ordered table of named rules (:data:`RULES`) reads it. The first rule that answers
 decides; each rule is a plain function over the parsed sentence, testable alone.
