@@ -1,7 +1,8 @@
 """Turn-level reciprocal rank fusion for hybrid search (SPEC G4).
 
-Search ranks four kinds of candidates (fact vectors, fact full text, chunk vectors, chunk full text,
-plus the graph list of gold/graph.py), and several facts and a chunk often come from one Bronze event. Fused item by
+Search ranks several lists of candidates (fact vectors, fact full text, chunk vectors and full text
+over every chunk, the same over whole passages only, and the graph list of gold/graph.py), and
+several facts and chunks often come from one Bronze event. Fused item by
 item, an event with five near-identical facts outvotes an event that two different lists agree on.
 So each list votes once per *event*, at the rank of that event among the list's distinct events;
 an item's score is its event's score plus a small share of its own fused score, which only orders

@@ -630,15 +630,21 @@ class Tools:
             lists["chunk_vector"] = [r[0] for r in conn.execute(
                 f"SELECT c.chunk_id FROM silver.chunks c WHERE {cfilter} "
                 "ORDER BY c.embedding <=> %(q)s::vector LIMIT %(n)s", params).fetchall()]
+            # the same over whole passages only: a turn is also found by what it says as a whole
+            lists["passage_vector"] = [r[0] for r in conn.execute(
+                f"SELECT c.chunk_id FROM silver.chunks c WHERE {cfilter} AND c.unit = 'passage' "
+                "ORDER BY c.embedding <=> %(q)s::vector LIMIT %(n)s", params).fetchall()]
             if tsq:
-                lists["chunk_text"] = [r[0] for r in conn.execute(
-                    "SELECT chunk_id FROM silver.fts_chunks(%(ns)s, %(tsq_all)s, %(tsq_pairs)s, %(tsq)s, %(n)s, "
-                    "%(before)s)", {**params, "before": when}).fetchall()]
-            chunk_ids = list(dict.fromkeys(lists["chunk_vector"] + lists.get("chunk_text", [])))
+                for name, function in (("chunk_text", "fts_chunks"), ("passage_text", "fts_passages")):
+                    lists[name] = [r[0] for r in conn.execute(
+                        f"SELECT chunk_id FROM silver.{function}(%(ns)s, %(tsq_all)s, %(tsq_pairs)s, %(tsq)s, "
+                        "%(n)s, %(before)s)", {**params, "before": when}).fetchall()]
+            chunk_ids = list(dict.fromkeys(lists["chunk_vector"] + lists.get("chunk_text", [])
+                                           + lists["passage_vector"] + lists.get("passage_text", [])))
             if chunk_ids:
                 for row in conn.execute(
                         "SELECT c.chunk_id, c.bronze_event_id, c.char_start, c.char_end, c.text, c.occurred_at, "
-                        "c.provenance_root, p.source, p.source_event_id FROM silver.chunks c "
+                        "c.provenance_root, p.source, p.source_event_id, c.unit FROM silver.chunks c "
                         "LEFT JOIN LATERAL (SELECT p.source, p.source_event_id FROM gold.event_provenance p "
                         "WHERE p.event_id = c.bronze_event_id OFFSET 0) p ON true "
                         "WHERE c.chunk_id = ANY(%s)", (chunk_ids,)).fetchall():
@@ -671,7 +677,7 @@ class Tools:
                             "kind": "fact"})
         superseding = self._superseding(conn, standing, include_superseded)
         for cid, row in chunk_rows.items():
-            _, event_id, start, end, text, occurred_at, root, src, seid = row
+            _, event_id, start, end, text, occurred_at, root, src, seid, unit = row
             stands = standing.get(cid, fusion.ChunkStanding())
             if not stands.current and not include_superseded:
                 continue  # its facts are no longer believed: not served as current
@@ -688,7 +694,7 @@ class Tools:
                 "current": stands.current, "score": round(scores[cid] * stands.factor, 6),
                 "supports": list(stands.supports),
                 "superseded_by": [superseding[f] for f in stands.superseded_by if f in superseding],
-                "span": [start, end],
+                "span": [start, end], "unit": unit,
                 "provenance": {"bronze_event_id": event_id, "namespace": namespace, "source": src,
                                "source_event_id": seid, "provenance_root": root},
             })

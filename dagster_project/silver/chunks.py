@@ -3,10 +3,12 @@
 Each chunk also carries a *context* (the previous turn of its thread and its speaker) that is
 embedded and indexed with it but never served; see ``context_text``.
 
-A conversation turn or a note is split into its sentences (a very short one joined to the next):
-the unit a question asks about. Documents and other long contents split at paragraph, then
-sentence boundaries into windows of at most ``MAX_CHARS``; a chunk never cuts a sentence unless the
-sentence alone is longer than the window.
+A conversation turn or a note is indexed at two granularities (``unit``): its whole *passage* and,
+when it has several, each *sentence* (a very short one joined to the next). A question asks either
+about one claim ("When did Ana go to the museum?") or about what a turn says as a whole; search
+fuses both views. Documents and other long contents split at paragraph, then sentence boundaries
+into windows of at most ``MAX_CHARS`` (passages); a window never cuts a sentence unless the sentence
+alone is longer than the window.
 """
 
 from __future__ import annotations
@@ -52,11 +54,13 @@ def sentences(content: str, min_chars: int = MIN_SENTENCE) -> list[tuple[int, in
 
 def split(content: str, max_chars: int = MAX_CHARS, by_sentence: bool = False) -> list[tuple[int, int]]:
     """(start, end) spans covering the non-blank content, each ≤ max_chars where possible; with
-    ``by_sentence`` (a conversation turn, a note) one span per sentence (:func:`sentences`)."""
+    ``by_sentence`` (a conversation turn, a note) the whole passage first, then its sentences
+    (:func:`sentences`) when it has more than one (see :func:`units`)."""
     if not content.strip():
         return []
     if by_sentence and len(content) <= max_chars:
-        return sentences(content)
+        parts = sentences(content)
+        return [(parts[0][0], parts[-1][1]), *parts] if len(parts) > 1 else parts
     if len(content) <= max_chars:
         start = len(content) - len(content.lstrip())
         end = len(content.rstrip())
@@ -91,14 +95,16 @@ def split(content: str, max_chars: int = MAX_CHARS, by_sentence: bool = False) -
 
 
 def containing(spans: list[tuple[int, int]], span: tuple[int, int] | None) -> int | None:
-    """Index of the chunk that holds most of ``span`` (None when unknown)."""
+    """Index of the chunk that holds most of ``span``, the smallest of equals (a sentence rather than
+    its passage); None when unknown."""
     if span is None or not spans:
         return None
-    best, best_overlap = None, 0
+    best, best_key = None, (0, 0)
     for i, (start, end) in enumerate(spans):
         overlap = min(end, span[1]) - max(start, span[0])
-        if overlap > best_overlap:
-            best, best_overlap = i, overlap
+        key = (overlap, start - end)
+        if overlap > 0 and key > best_key:
+            best, best_key = i, key
     return best
 
 
@@ -127,10 +133,17 @@ def context_text(actor: str | None, previous: tuple[str | None, str] | None) -> 
     return "\n".join(parts) or None
 
 
+def units(spans: list[tuple[int, int]]) -> list[str]:
+    """The unit of each span of :func:`split`: a span that lies inside another is a ``sentence`` of
+    that ``passage``; every other span (a one-sentence turn, a document window) is a passage."""
+    return ["sentence" if any(o != span and o[0] <= span[0] and span[1] <= o[1] for o in spans) else "passage"
+            for span in spans]
+
+
 def span_contexts(context: str | None, actor: str | None, count: int) -> list[str | None]:
-    """The context of each of a turn's chunks: the first sentence carries the previous turn (the
-    question it may answer); the others only their speaker, so a long turn does not embed the
-    previous turn once per sentence."""
+    """The context of each of a turn's chunks: the first (the passage, or the only sentence) carries
+    the previous turn (the question it may answer); its sentences only their speaker, so a long turn
+    does not embed the previous turn once per sentence."""
     return [context] + [context_text(actor, None) if context is not None else None] * (count - 1) if count else []
 
 

@@ -489,9 +489,10 @@ def _resolve_event(
     fingerprint, settings = run.fingerprint, run.settings
     chunk_ids = [chunking.chunk_id(event.event_id, s, e) for s, e in spans]
     span_context = chunking.span_contexts(context, event.actor, len(spans))
+    units = chunking.units(spans)
     buffer.chunks += [(cid, event.namespace, event.event_id, s, e, event.content[s:e], c, event.occurred_at,
-                       event.provenance_root, fingerprint, vectors[chunking.embed_text(c, event.content[s:e])])
-                      for (s, e), cid, c in zip(spans, chunk_ids, span_context, strict=True)]
+                       event.provenance_root, fingerprint, vectors[chunking.embed_text(c, event.content[s:e])], unit)
+                      for (s, e), cid, c, unit in zip(spans, chunk_ids, span_context, units, strict=True)]
     tally.chunks += len(spans)
     if event.kind == "document":
         tally.documents[documents.record(state, buffer, event, fingerprint)] += 1

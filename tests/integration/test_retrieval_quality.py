@@ -115,6 +115,34 @@ def test_bm25_prefers_the_rare_word_to_a_repeated_common_one(settings: Settings,
     assert "Coffee, coffee, coffee: coffee all day." in ranked[1:]
 
 
+def test_a_turn_is_found_by_its_whole_passage_when_the_question_spans_its_sentences(
+        settings: Settings, engine_conn: psycopg.Connection, admin_conn: psycopg.Connection) -> None:
+    turns = [
+        ("user:ines", "The ferry to Zanzibar leaves at noon on Saturday. "
+                      "Pack the snorkel gear and plenty of sunscreen."),
+        ("user:ines", "Zanzibar was hot, we mostly stayed near the hotel pool."),
+        ("user:ines", "My old snorkel cracked, so I threw it out."),
+        ("user:ines", "The ferry was late again this morning because of the fog."),
+    ]
+    ingest_events(engine_conn, [_event(i, actor, text, f"chat://{i}") for i, (actor, text) in enumerate(turns, 1)],
+                  origin="test")
+    derive(engine_conn, settings)
+    units = dict(admin_conn.execute("SELECT text, unit FROM silver.chunks WHERE namespace = %s", (NS,)).fetchall())
+    assert units[turns[0][1]] == "passage"
+    assert units["The ferry to Zanzibar leaves at noon on Saturday."] == "sentence"
+    with admin_conn.transaction():
+        admin_conn.execute("SELECT set_config('medallion.namespaces', %s, true)", (NS,))
+        ranked = [r[0] for r in admin_conn.execute(
+            "SELECT c.text FROM silver.fts_passages(%s, 'zanzibar & snorkel', '(zanzibar & snorkel)', "
+            "'zanzibar | snorkel', 5, NULL) f JOIN silver.chunks c USING (chunk_id)", (NS,)).fetchall()]
+    assert ranked[0] == turns[0][1]  # only the whole turn holds both words
+    assert all(units[t] == "passage" for t in ranked)
+    with open_tools(None, settings) as tools:
+        hits = tools.search("snorkel gear for the Zanzibar trip", namespace=NS, k=4, per_event=False)
+    served = {(h["statement"], h["unit"]) for h in hits if h["kind"] == "chunk"}
+    assert (turns[0][1], "passage") in served, hits
+
+
 def test_bm25_statistics_stay_exact_through_inserts_deletes_and_rebuilds(
         settings: Settings, engine_conn: psycopg.Connection, admin_conn: psycopg.Connection) -> None:
     ingest_events(engine_conn, [_event(i, "user:ann", f"I live in City {i} and work at Firm {i % 3}.", "chat://s")
@@ -130,7 +158,7 @@ def test_bm25_statistics_stay_exact_through_inserts_deletes_and_rebuilds(
     assert _stats_disagreement(admin_conn) == []
 
 
-@pytest.mark.parametrize("function", ["fts_facts", "fts_chunks"])
+@pytest.mark.parametrize("function", ["fts_facts", "fts_chunks", "fts_passages"])
 def test_bm25_functions_keep_the_namespace_firewall(settings: Settings, engine_conn: psycopg.Connection,
                                                     admin_conn: psycopg.Connection, function: str) -> None:
     ingest_events(engine_conn, [_event(1, "user:ann", "The ferry to Zanzibar serves coffee.", "chat://y")],

@@ -5,6 +5,7 @@ select
     bronze_event_id,
     char_start,
     char_end,
+    unit,
     text,
     context,
     occurred_at,
