@@ -39,7 +39,7 @@ from dagster_project.bronze.contract import (
 )
 from dagster_project.settings import Settings
 from dagster_project.silver import chunks as chunking
-from dagster_project.silver import distill_memo, documents, overlays, vocabulary_table
+from dagster_project.silver import distill_memo, documents, overlays, restate, vocabulary_table
 from dagster_project.silver.distill import Distiller, DistillError
 from dagster_project.silver.embed import Embedder
 from dagster_project.silver.fingerprint import derivation_fingerprint, distill_fingerprint
@@ -429,7 +429,7 @@ def _derive_events(run: _Run, events: list[EventInput], done: set[int], step: _S
         if event.event_id not in distilled:
             continue
         texts += [c.statement for c in distilled[event.event_id]]
-        span_context = chunking.span_contexts(contexts.get(event.event_id), event.actor, len(spans[event.event_id]))
+        span_context = _chunk_contexts(event, spans[event.event_id], contexts.get(event.event_id))
         texts += [chunking.embed_text(c, event.content[s:e]) for (s, e), c in zip(spans[event.event_id], span_context,
                                                                                    strict=True)]
     vectors = dict(zip(texts, run.embedder.embed(texts), strict=True)) if texts else {}
@@ -465,6 +465,13 @@ def _derive_events(run: _Run, events: list[EventInput], done: set[int], step: _S
     _commit(run, buffer, pending, done)
 
 
+def _chunk_contexts(event: EventInput, spans: list[tuple[int, int]], context: str | None) -> list[str | None]:
+    """What each chunk of ``event`` is embedded and indexed with: the previous turn and the speaker
+    (silver/chunks.py), and for a turn or a note each span restated to stand alone (silver/restate.py)."""
+    contexts = chunking.span_contexts(context, event.actor, len(spans))
+    return restate.with_restatements(event, spans, contexts) if event.kind in chunking.TURN_KINDS else contexts
+
+
 def _commit(run: _Run, buffer: WriteBuffer, pending: list[tuple[int, DeriveReport]], done: set[int]) -> None:
     """Write the buffer and commit; only then do its events count as derived."""
     if not pending:
@@ -488,7 +495,7 @@ def _resolve_event(
 ) -> None:
     fingerprint, settings = run.fingerprint, run.settings
     chunk_ids = [chunking.chunk_id(event.event_id, s, e) for s, e in spans]
-    span_context = chunking.span_contexts(context, event.actor, len(spans))
+    span_context = _chunk_contexts(event, spans, context)
     units = chunking.units(spans)
     buffer.chunks += [(cid, event.namespace, event.event_id, s, e, event.content[s:e], c, event.occurred_at,
                        event.provenance_root, fingerprint, vectors[chunking.embed_text(c, event.content[s:e])], unit)

@@ -61,7 +61,8 @@ def test_chunk_context_is_the_previous_turn_of_its_thread(engine_conn: psycopg.C
         "SELECT e.source_event_id, c.context FROM silver.chunks c JOIN bronze.events e "
         "ON e.event_id = c.bronze_event_id").fetchall())
     assert context["m1"] == "alice:"  # first turn of its thread: only its speaker
-    assert context["m3"] == "alice: Where are you going this summer?\nbob:"  # not m2, another thread
+    # not m2 (another thread); then the turn restated to stand alone
+    assert context["m3"] == "alice: Where are you going this summer?\nbob:\nLisbon, with Bob's sister."
     assert context["m4"] == "zoe: Unrelated thread opener about the roof.\nhelper:"
     assert context["m5"] is None  # documents are not turns
     # the chunk serves its own text and span; the context is only embedded and indexed with it

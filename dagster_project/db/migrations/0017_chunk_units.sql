@@ -11,6 +11,9 @@ ALTER TABLE silver.chunks ADD COLUMN unit text NOT NULL DEFAULT 'passage'
 COMMENT ON COLUMN silver.chunks.unit IS
     'passage: a whole turn, note or document window; sentence: one sentence of a passage of several.';
 CREATE INDEX chunks_passages ON silver.chunks (namespace) WHERE unit = 'passage';
+COMMENT ON COLUMN silver.chunks.context IS
+    'What the chunk is embedded and indexed with but does not serve: the previous event of its thread, its speaker, '
+    'and for a turn or note the chunk restated to stand alone (first person as the speaker, absolute dates).';
 
 -- BM25 over passages only: the chunks' collection statistics, with a unit filter. Same signature as
 -- before, so fts_facts and fts_chunks are unchanged.
