@@ -424,14 +424,15 @@ def _derive_events(run: _Run, events: list[EventInput], done: set[int], step: _S
     turns = [e for e in events if e.event_id in distilled and e.kind not in ("document", "overlay")]
     previous = chunking.previous_turns(conn, [e.event_id for e in turns])
     contexts = {e.event_id: chunking.context_text(e.actor, previous.get(e.event_id)) for e in turns}
+    chunk_contexts = {e.event_id: _chunk_contexts(e, spans[e.event_id], contexts.get(e.event_id))
+                      for e in events if e.event_id in distilled}
     texts: list[str] = []
     for event in events:
         if event.event_id not in distilled:
             continue
         texts += [c.statement for c in distilled[event.event_id]]
-        span_context = _chunk_contexts(event, spans[event.event_id], contexts.get(event.event_id))
-        texts += [chunking.embed_text(c, event.content[s:e]) for (s, e), c in zip(spans[event.event_id], span_context,
-                                                                                   strict=True)]
+        texts += [chunking.embed_text(c, event.content[s:e])
+                  for (s, e), c in zip(spans[event.event_id], chunk_contexts[event.event_id], strict=True)]
     vectors = dict(zip(texts, run.embedder.embed(texts), strict=True)) if texts else {}
     conn.commit()
     # 3. resolve in order against the in-memory ledger; write the window in one transaction. A judge
@@ -449,7 +450,7 @@ def _derive_events(run: _Run, events: list[EventInput], done: set[int], step: _S
         tally = DeriveReport()
         try:
             _resolve_event(run, run.states[event.namespace], buffer, event, distilled[event.event_id],
-                           spans[event.event_id], contexts.get(event.event_id), vectors, tally)
+                           spans[event.event_id], chunk_contexts[event.event_id], vectors, tally)
         except DistillError as exc:  # only a fallible judge gets here, with its event alone in the buffer
             buffer = WriteBuffer()
             run.states.pop(event.namespace, None)  # reload from what is committed
@@ -491,11 +492,10 @@ def _commit(run: _Run, buffer: WriteBuffer, pending: list[tuple[int, DeriveRepor
 
 def _resolve_event(
     run: _Run, state: NamespaceState, buffer: WriteBuffer, event: EventInput, candidates: list[FactCandidate],
-    spans: list[tuple[int, int]], context: str | None, vectors: dict[str, Any], tally: DeriveReport,
+    spans: list[tuple[int, int]], span_context: list[str | None], vectors: dict[str, Any], tally: DeriveReport,
 ) -> None:
     fingerprint, settings = run.fingerprint, run.settings
     chunk_ids = [chunking.chunk_id(event.event_id, s, e) for s, e in spans]
-    span_context = _chunk_contexts(event, spans, context)
     units = chunking.units(spans)
     buffer.chunks += [(cid, event.namespace, event.event_id, s, e, event.content[s:e], c, event.occurred_at,
                        event.provenance_root, fingerprint, vectors[chunking.embed_text(c, event.content[s:e])], unit)
