@@ -627,13 +627,11 @@ class Tools:
             cfilter = "c.namespace = %(ns)s AND c.embedding IS NOT NULL"
             if when is not None:
                 cfilter += " AND c.occurred_at <= %(when)s"
-            lists["chunk_vector"] = [r[0] for r in conn.execute(
-                f"SELECT c.chunk_id FROM silver.chunks c WHERE {cfilter} "
-                "ORDER BY c.embedding <=> %(q)s::vector LIMIT %(n)s", params).fetchall()]
-            # the same over whole passages only: a turn is also found by what it says as a whole
-            lists["passage_vector"] = [r[0] for r in conn.execute(
-                f"SELECT c.chunk_id FROM silver.chunks c WHERE {cfilter} AND c.unit = 'passage' "
-                "ORDER BY c.embedding <=> %(q)s::vector LIMIT %(n)s", params).fetchall()]
+            # every chunk, then whole passages only: a turn is also found by what it says as a whole
+            for name, unit_filter in (("chunk_vector", ""), ("passage_vector", " AND c.unit = 'passage'")):
+                lists[name] = [r[0] for r in conn.execute(
+                    f"SELECT c.chunk_id FROM silver.chunks c WHERE {cfilter}{unit_filter} "
+                    "ORDER BY c.embedding <=> %(q)s::vector LIMIT %(n)s", params).fetchall()]
             if tsq:
                 for name, function in (("chunk_text", "fts_chunks"), ("passage_text", "fts_passages")):
                     lists[name] = [r[0] for r in conn.execute(
