@@ -26,9 +26,11 @@ class CountsModelCalls(Protocol):
 
 
 def cache_key(event: EventInput) -> str:
-    """What a distiller's output depends on, hashed: kind, actor, time, content, source, metadata."""
+    """What a distiller's output depends on, hashed: namespace (a team's namespace names the team a
+    note is about), kind, actor, time, content, source, metadata."""
     return hashlib.sha256(json.dumps(
-        [event.kind, event.actor, event.occurred_at.isoformat(), event.content, event.source, event.metadata],
+        [event.namespace, event.kind, event.actor, event.occurred_at.isoformat(), event.content, event.source,
+         event.metadata],
         ensure_ascii=False, sort_keys=True, default=str,
     ).encode()).hexdigest()
 

@@ -549,6 +549,25 @@ def test_s1_left_is_a_change_of_works_at() -> None:
     assert (fact.predicate, fact.value, fact.object_entity) == ("works_at", "none (left Atlas)", None)
 
 
+@pytest.mark.parametrize("content", ["The ferry was late this morning.", "The standup was on Monday.",
+                                     "Our release train was on 2026-11-02."])
+def test_s1_a_date_is_neither_a_version_nor_a_phone_number(content: str) -> None:
+    """S1: "was late this morning" shares "be on" with "we are on Node 22", and an ISO date has the
+    digits and dashes of a phone number; a date value takes neither slot."""
+    facts = DISTILLER.distill(make_event(content))
+    assert not [f for f in facts if f.predicate in ("version", "phone")], facts
+
+
+def test_s1_the_memo_key_depends_on_the_namespace() -> None:
+    """The distiller reads a team's name from a ``team-…`` namespace, so the same note in two
+    namespaces has two memoised outputs."""
+    from dagster_project.silver.distill_memo import cache_key
+
+    note = "Our goal is to launch usage-based billing."
+    assert DISTILLER.distill(make_event(note, namespace="team-atlas"))[0].subject == "team-atlas"
+    assert cache_key(make_event(note, namespace="team-atlas")) != cache_key(make_event(note, namespace="team-orion"))
+
+
 def test_s1_plans_keep_the_date_in_the_value_not_in_valid_from() -> None:
     """S1: a future date goes into a plan's value; valid_from stays occurred_at."""
     (fact,) = DISTILLER.distill(make_event("Next Friday I will present the roadmap."))

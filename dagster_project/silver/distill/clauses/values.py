@@ -138,7 +138,7 @@ def _by_value(key: str, origin: str, value: Any, vtype: str, relation: str) -> t
     """A slot that the value's shape decides: a phone number or an email address under any phrase
     ("can be reached at", "office phone"); a version number under 'run', 'be on', 'upgrade to'; a
     team under a move ("transferred to the Growth squad"); a clock time under a move or 'be at'."""
-    text = value if isinstance(value, str) else ""
+    text = value if isinstance(value, str) and vtype != "date" else ""  # "2026-05-07" is neither phone nor version
     if _PHONE_RE.match(text) and (origin == "learned" or key == "amount"):
         return "phone", "curated"
     if _EMAIL_RE.match(text) and origin == "learned":
@@ -170,6 +170,8 @@ def make_reading(s: Sentence, subject: str | None, relation: str, value_head: An
     if shaped is not None:
         key, origin = shaped
         inverse = False
+    if key == "version" and vtype == "date":
+        return None  # "was late on Monday" is not a version ("be on" is the phrase both share)
     if key == "version" and vtype == "number":
         value, vtype = s.text(phrase_tokens(value_head, coordinated=True)), "text"  # "1.30" is not 1.3
     # one value: an attribute's definite value (relational noun, classifier), or a state whose value
