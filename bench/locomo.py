@@ -71,7 +71,8 @@ from bench.locomo_data import CATEGORIES, DEFAULT_PATH, dia_id, load, questions,
 from bench.locomo_replay import ObservationReplayDistiller  # noqa: E402
 from dagster_project.bronze.ingest import ingest_events  # noqa: E402
 from dagster_project.db.connection import connect, ensure_ready  # noqa: E402
-from dagster_project.gold.tools import _tsquery, open_tools  # noqa: E402
+from dagster_project.gold.search import tsquery  # noqa: E402
+from dagster_project.gold.tools import open_tools  # noqa: E402
 from dagster_project.settings import Settings  # noqa: E402
 from dagster_project.silver.derive import derive  # noqa: E402
 from dagster_project.silver.distill.heuristic import HeuristicDistiller  # noqa: E402
@@ -268,7 +269,7 @@ class TurnBaselines:
         results, seconds = [], []
         for q in qs:
             t0 = time.perf_counter()
-            tsq = _tsquery(q["question"])
+            tsq = tsquery(q["question"])
             rows = self.conn.execute(
                 "SELECT dia_id FROM bench_locomo.turns, to_tsquery('english', %s) q WHERE namespace = %s "
                 "AND tsv @@ q ORDER BY ts_rank_cd(tsv, q) DESC, dia_id LIMIT %s",
@@ -504,7 +505,7 @@ def main() -> None:
             items, seconds = baselines.bm25_search(qs, 50)
             record("bm25_turns", items, seconds, build={"k1": 1.2, "b": 0.75, "lexemes": "to_tsvector('english')"})
             items, seconds = baselines.tsrank(qs, 50)
-            record("tsrank_turns", items, seconds, build={"query": "OR of content words (gold.tools._tsquery)"})
+            record("tsrank_turns", items, seconds, build={"query": "OR of content words (gold.search.tsquery)"})
         baselines.close()
 
         if not args.skip_observations:

@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.common import bench_settings, median, write_result  # noqa: E402
 from dagster_project.bronze.ingest import ingest_events  # noqa: E402
 from dagster_project.db.connection import connect  # noqa: E402
-from dagster_project.gold import tools as tools_module  # noqa: E402
+from dagster_project.gold import search as searching  # noqa: E402
 from dagster_project.gold.tools import open_tools  # noqa: E402
 from dagster_project.silver import entities as ent  # noqa: E402
 from dagster_project.silver.embed import load_model  # noqa: E402
@@ -398,7 +398,8 @@ def diagnose(tools, engine, admin, settings, queries: list[str], sources: list[d
 
     Not part of the targets; it is here so that a slow figure above comes with its cause.
     """
-    from dagster_project.gold.tools import CANDIDATES, FACT_SELECT, _tsqueries
+    from dagster_project.gold.search import CANDIDATES, tsqueries
+    from dagster_project.gold.served import FACT_SELECT
 
     where = "f.namespace = %(ns)s AND f.embedding IS NOT NULL AND f.valid_to IS NULL"
     vec_sql = f"SELECT f.fact_id FROM silver.facts f WHERE {where} ORDER BY f.embedding <=> %(q)s::vector LIMIT %(n)s"
@@ -418,9 +419,9 @@ def diagnose(tools, engine, admin, settings, queries: list[str], sources: list[d
 
     candidates = []
     for query in queries:
-        params = {"ns": NAMESPACE, "q": str(tools_module._query_vector(settings.embedding_model, query)),
-                  "n": CANDIDATES, **_tsqueries(query)}
-        with tools._scope([NAMESPACE]) as conn:
+        params = {"ns": NAMESPACE, "q": str(searching.query_vector(settings.embedding_model, query)),
+                  "n": CANDIDATES, **tsqueries(query)}
+        with tools.scope([NAMESPACE]) as conn:
             ids = [r[0] for r in clock("search: vector candidates (tool, LIMIT 50)", conn, vec_sql, params)]
             if params["tsq"]:
                 ids += [r[0] for r in clock("search: full-text candidates (tool)", conn, fts_sql, params)]
@@ -430,7 +431,7 @@ def diagnose(tools, engine, admin, settings, queries: list[str], sources: list[d
             if no_prov:
                 clock("search: same, without the event_provenance join", conn, no_prov, {**params, "ids": ids})
     for subject, pred in lookups:
-        with tools._scope([NAMESPACE]) as conn:
+        with tools.scope([NAMESPACE]) as conn:
             t0 = time.perf_counter()
             ids = ent.find(conn, NAMESPACE, subject)
             times.setdefault("current: entities.find (tool)", []).append((time.perf_counter() - t0) * 1000)
@@ -512,7 +513,7 @@ def main() -> None:
         # warm up: every query vector into search's cache (the bare query gets precomputed vectors), the
         # buffer cache with a share of each workload
         for q in queries:
-            tools_module._query_vector(settings.embedding_model, q)
+            searching.query_vector(settings.embedding_model, q)
         warm = max(20, len(queries) // 10)
         timed(search, queries[:warm])
         timed(bare, qvecs)
@@ -539,7 +540,7 @@ def main() -> None:
                   f"{per_rep['bare'][-1]['p50']:.2f} ms, current p50 {per_rep['current'][-1]['p50']:.2f} ms, "
                   f"recall {recalls[-1]:.1%}", flush=True)
         # once, on a subset: search including the query's encoding (the vector cache cleared)
-        tools_module._query_vector.cache_clear()
+        searching.query_vector.cache_clear()
         t, _ = timed(search, queries[:ENCODE_PASS])
         with_encode = summary(t)
         breakdown = diagnose(tools, conn, admin, settings, queries[:DIAG_SAMPLES], sources[:DIAG_SAMPLES],

@@ -40,7 +40,7 @@ from typing import Any, TypeVar
 
 import psycopg
 
-from dagster_project.gold.tools import OVERLAYS_JOIN
+from dagster_project.gold.served import OVERLAYS_JOIN, REDACTED, compose
 
 T = TypeVar("T")
 
@@ -373,8 +373,6 @@ def ledger_facts(conn: psycopg.Connection, namespaces: Sequence[str] | None = No
                  authoritative_only: bool = False, max_authority: int = 2,
                  fact_ids: Sequence[str] | None = None) -> list[LedgerFact]:
     """Ledger facts as served (people's overlays applied), optionally only the authoritative current ones."""
-    from dagster_project.gold.tools import REDACTED, Tools
-
     extra = (_AUTHORITATIVE if authoritative_only else "") + (" AND f.fact_id = ANY(%(ids)s)" if fact_ids else "")
     rows = conn.execute(_FACTS_SQL.format(extra=extra), {"ns": list(namespaces) if namespaces else None,
                                                          "max_authority": max_authority,
@@ -385,7 +383,7 @@ def ledger_facts(conn: psycopg.Connection, namespaces: Sequence[str] | None = No
         served_statement, served_value_text = statement, value_text
         if overlays:
             applied = [{**o, "span": tuple(o["span"])} for o in overlays]
-            composed = Tools._compose({"statement": statement, "value": value}, applied)
+            composed = compose({"statement": statement, "value": value}, applied)
             served_statement = composed["statement"]
             if isinstance(composed["value"], str):
                 served_value_text = composed["value"]

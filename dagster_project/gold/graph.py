@@ -24,7 +24,7 @@ by a name hop keyed "workshop" (:func:`hops`, :func:`part_hops`).
 
 The walking and scoring are plain functions over :class:`Hop` tuples (unit-tested without a
 database); :func:`hops`, :func:`part_hops`, :func:`named_entities` and :func:`mentions` are the only
-SQL, run on the caller's connection inside its row-level-security scope (``Tools._scope``).
+SQL, run on the caller's connection inside its row-level-security scope (``Tools.scope``).
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from typing import Any
 
 import psycopg
 
+from dagster_project.gold import served
 from dagster_project.gold.tools import Tools
 from dagster_project.settings import Settings
 
@@ -71,7 +72,7 @@ def _value(fact: dict[str, Any]) -> str:
 def render(tools: Tools, namespaces: Sequence[str] | None = None) -> WikiResult:
     """Render every page of ``namespaces`` (all when None) from the ledger, as consumers see it."""
     result = WikiResult()
-    with tools._scope(["*"]) as conn:  # the local admin's view; callers pass admin tools
+    with tools.scope(["*"]) as conn:  # the local admin's view; callers pass admin tools
         all_namespaces = [r[0] for r in conn.execute(
             "SELECT DISTINCT namespace FROM silver.facts ORDER BY 1").fetchall()]
         ledger = conn.execute(
@@ -87,9 +88,9 @@ def render(tools: Tools, namespaces: Sequence[str] | None = None) -> WikiResult:
 
 
 def _render_namespace(tools: Tools, namespace: str) -> list[Page]:
-    with tools._scope([namespace]) as conn:
-        facts = tools._facts(conn, "f.namespace = %(ns)s", {"ns": namespace},
-                             order="e.canonical_name, f.predicate, f.valid_from, f.recorded_at, f.fact_id")
+    with tools.scope([namespace]) as conn:
+        facts = served.served_facts(conn, "f.namespace = %(ns)s", {"ns": namespace},
+                                    order="e.canonical_name, f.predicate, f.valid_from, f.recorded_at, f.fact_id")
         entities = {r[0]: (r[1], list(r[2] or []), r[3]) for r in conn.execute(
             "SELECT entity_id, canonical_name, aliases, entity_type FROM silver.entities WHERE namespace = %s",
             (namespace,)).fetchall()}

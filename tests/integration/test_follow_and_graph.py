@@ -178,7 +178,7 @@ def test_follow_through_the_cli_is_the_api(world: dict[str, Any], monkeypatch: p
 
 # ------------------------------------------------------------------ search: the graph list
 def _graph_list(world: dict[str, Any], query: str) -> list[str]:
-    with open_tools(None, world["settings"]) as tools, tools._scope([NS]) as conn:
+    with open_tools(None, world["settings"]) as tools, tools.scope([NS]) as conn:
         ids, _ = graph.search_list(conn, NS, query, source="silver.facts", where="f.namespace = %(ns)s AND "
                                 "f.valid_to IS NULL", params={"ns": NS}, believed="f.valid_to IS NULL", limit=50)
         return [r[0] for r in conn.execute("SELECT statement FROM silver.facts WHERE fact_id = ANY(%s) "
