@@ -72,7 +72,17 @@ def fuzzy_locate(statement: str, exact: str) -> tuple[tuple[int, int], float] | 
     alignment = fuzz.partial_ratio_alignment(exact, statement)
     if alignment is None or alignment.score < FUZZY_MIN:
         return None
-    return (alignment.dest_start, alignment.dest_end), float(alignment.score)
+    return _whole_words(statement, alignment.dest_start, alignment.dest_end), float(alignment.score)
+
+
+def _whole_words(statement: str, start: int, end: int) -> tuple[int, int]:
+    """The span widened to the words it cuts: the alignment is as long as the quote, so a rewording
+    that lengthened it ("standup" → "stand-up") would leave a redaction one character short."""
+    while 0 < start < len(statement) and statement[start - 1].isalnum() and statement[start].isalnum():
+        start -= 1
+    while 0 < end < len(statement) and statement[end - 1].isalnum() and statement[end].isalnum():
+        end += 1
+    return start, end
 
 
 def anchor(

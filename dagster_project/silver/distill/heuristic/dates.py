@@ -135,16 +135,17 @@ def _shift(day: date, n: int, unit: str) -> date:
 
 
 def _year_for(mon: int, d: int, today: date, future: bool) -> date | None:
-    """A day without its year: the latest not after today, or the next on or after it when future."""
-    try:
-        cand = _clamp_day(today.year, mon, d)
-    except ValueError:
-        return None
-    if future and cand < today:
-        cand = _clamp_day(today.year + 1, mon, d)
-    elif not future and cand > today:
-        cand = _clamp_day(today.year - 1, mon, d)
-    return cand
+    """A day without its year: the latest not after today, or the next on or after it when future.
+    29 February is that of the nearest leap year; a day no year has (30 February) is none."""
+    step = 1 if future else -1
+    for year in range(today.year, today.year + 9 * step, step):
+        try:
+            cand = date(year, mon, d)
+        except ValueError:
+            continue
+        if (cand >= today) if future else (cand <= today):
+            return cand
+    return None
 
 
 def find_dates(text: str, today: date, future: bool) -> list[DateHit]:
@@ -170,7 +171,7 @@ def find_dates(text: str, today: date, future: bool) -> list[DateHit]:
 _DIGIT_RE = re.compile(r"\d")
 _QUICK_DATE_RE = re.compile(
     rf"\b(?:today|tonight|yesterday|tomorrow|last|next|this|ago|weekend|monday|tuesday|wednesday|thursday|"
-    rf"friday|saturday|sunday|{_MONTH_ALT}|in\s+\w+\s+(?:day|week|month|year)s?)\b"
+    rf"friday|saturday|sunday|{_MONTH_ALT}|in\s+(?:\w+\s+){{1,3}}(?:day|week|month|year)s?)\b"
 )
 
 
@@ -198,8 +199,8 @@ def _resolve_hit(kind: str, m: re.Match[str], today: date, future: bool) -> Date
             return None
         if g.get("y"):
             try:
-                return DateHit(start, end, _clamp_day(int(g["y"]), mon, d), "day", prep, True)
-            except ValueError:
+                return DateHit(start, end, date(int(g["y"]), mon, d), "day", prep, True)
+            except ValueError:  # a day the month does not have ("30 February 2026")
                 return None
         day = _year_for(mon, d, today, fut)
         return None if day is None else DateHit(start, end, day, "day", prep, False)
