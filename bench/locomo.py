@@ -536,7 +536,7 @@ def main() -> None:
     payload = {
         "machine": machine(),
         "code": code_versions(),
-        "benchmark": "LoCoMo evidence recall (SPEC P6)",
+        "benchmark": "LoCoMo evidence recall (P6)",
         "data": {"path": str(Path(args.data).resolve()), "licence": "CC BY-NC 4.0 (snap-research/LoCoMo)",
                  "conversations": [s["sample_id"] for s in samples],
                  "turns": sum(len(to_events(s)) for s in samples)},

@@ -1,4 +1,4 @@
-"""Assemble the Dagster definitions from the layer packages (SPEC section 2)."""
+"""Assemble the Dagster definitions from the layer packages (the project layout)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from dagster_project.silver import assets as silver_assets
 _FULL = {"ops": {"silver_derive": {"config": {"full_rebuild": True}}}}
 _INCREMENTAL = {"ops": {"silver_derive": {"config": {"full_rebuild": False}}}}
 
-# The main job (SPEC S13): land the inbox, drop Silver (but the derivation cache), re-derive it all,
+# The main job (S13): land the inbox, drop Silver (but the derivation cache), re-derive it all,
 # then dbt builds the Silver views and Gold (tests as checks) and the data dictionary is regenerated.
 materialize_all = dg.define_asset_job(
     "materialize_all", selection=dg.AssetSelection.all(), config=_FULL,

@@ -1,6 +1,6 @@
 """One typed settings object for every entry point (CLI, Dagster, tests, MCP).
 
-Values come from environment variables (SPEC section 8); nothing else reads ``os.environ``
+Values come from environment variables (the CLI's JSON shape); nothing else reads ``os.environ``
 for configuration, so a test can build a :class:`Settings` explicitly and know it is complete.
 """
 

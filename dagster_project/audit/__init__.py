@@ -1,1 +1,1 @@
-"""Audit: the drift audit, Bronze integrity reporting and the Hindsight peer. A later issue."""
+"""Audit: the drift audit, Bronze integrity reporting and the Hindsight peer."""

@@ -1,4 +1,4 @@
-"""Dagster shell over the drift audit (SPEC A1): the ``gold/drift_report`` asset on the daily schedule.
+"""Dagster shell over the drift audit (A1): the ``gold/drift_report`` asset on the daily schedule.
 
 No ``from __future__ import annotations`` here: Dagster inspects the real type hints.
 """
@@ -46,7 +46,7 @@ def plot_png(history: list[dict]) -> str:
     deps=[BRONZE_EVENTS, dg.AssetKey(["silver", "facts"]), dg.AssetKey(["silver", "chunks"]), WIKI],
     group_name="gold",
     kinds={"python", "postgres"},
-    description="The drift audit (SPEC A1): Bronze chain, Silver coverage and orphans, projection hashes, the "
+    description="The drift audit (A1): Bronze chain, Silver coverage and orphans, projection hashes, the "
     "Hindsight sample and stale facts; findings in gold.drift_report and the review queue.",
 )
 def drift_report(context: dg.AssetExecutionContext, medallion: MedallionResource) -> dg.MaterializeResult:
@@ -74,7 +74,7 @@ def drift_report(context: dg.AssetExecutionContext, medallion: MedallionResource
     deps=[dg.AssetKey(["silver", "facts"]), dg.AssetKey(["silver", "overlays"])],
     group_name="gold",
     kinds={"python"},
-    description="One-way mirror of authoritative current facts into the Hindsight peer (SPEC A2), when HINDSIGHT_URL "
+    description="One-way mirror of authoritative current facts into the Hindsight peer (A2), when HINDSIGHT_URL "
     "is set: document id = the fact's slot, superseded slots invalidated. Never a two-way sync.",
 )
 def hindsight_mirror(context: dg.AssetExecutionContext, medallion: MedallionResource) -> dg.MaterializeResult:

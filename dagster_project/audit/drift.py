@@ -1,4 +1,4 @@
-"""The drift audit (SPEC A1): does everything above Bronze still match Bronze and the ledger?
+"""The drift audit (A1): does everything above Bronze still match Bronze and the ledger?
 
 Checks, each a list of findings in the report's shape:
 

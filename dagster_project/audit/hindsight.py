@@ -1,4 +1,4 @@
-"""Hindsight as an optional peer cache (SPEC A2, and the first hop of the G5 cascade).
+"""Hindsight as an optional peer cache (A2, and the first hop of the G5 cascade).
 
 Hindsight is fast and possibly lossy; the ledger is the truth. This module is the one small
 interface between them, and it only ever pushes one way:
@@ -10,14 +10,14 @@ interface between them, and it only ever pushes one way:
   longer holds an authoritative current fact for are invalidated in Hindsight (kept there for its
   own audit, excluded from its recall). Nothing is ever read back into the ledger: no two-way sync.
 * :func:`sample_audit` draws N authoritative slots and classifies Hindsight's copy of each as
-  ``agree`` / ``disagree`` / ``missing`` / ``stale`` for the drift report (SPEC A1 d).
+  ``agree`` / ``disagree`` / ``missing`` / ``stale`` for the drift report (A1 d).
 * :func:`recall` is the Hindsight hop of the cascade; given the ledger connection it drops any
   answer whose fact the ledger no longer holds as current, so a superseded fact is never served.
 
 The mirror keeps no state of its own (no migration): what was mirrored is read back from
 Hindsight's document listing and compared with the ledger each run.
 
-What is mirrored is the fact *as served* (composed with people's overlays, SPEC G6): a redacted
+What is mirrored is the fact *as served* (composed with people's overlays, G6): a redacted
 span never reaches Hindsight.
 
 ``hindsight-client`` is asynchronous (its sync wrappers and ``asyncio.run`` conflict on close, and
@@ -406,7 +406,7 @@ def _namespaces(conn: psycopg.Connection, namespaces: Sequence[str] | None) -> l
 
 def mirror(conn: psycopg.Connection, peer: HindsightPeer, namespaces: Sequence[str] | None = None,
            max_authority: int = 2) -> dict[str, Any]:
-    """One-way mirror of authoritative current facts into Hindsight (SPEC A2). Returns counts and timings.
+    """One-way mirror of authoritative current facts into Hindsight (A2). Returns counts and timings.
 
     Per namespace: Hindsight's documents are listed once; a slot is (re-)retained when Hindsight lacks
     it or holds another fact or wording for it (retain replaces the document), and skipped when it
@@ -464,7 +464,7 @@ def _sample_key(seed: int, fact: LedgerFact) -> str:
 
 def sample_audit(conn: psycopg.Connection, peer: HindsightPeer, n: int = 20, seed: int = 0,
                  namespaces: Sequence[str] | None = None, max_authority: int = 2) -> list[dict[str, Any]]:
-    """Draw ``n`` authoritative current slots and classify Hindsight's copy of each (SPEC A2).
+    """Draw ``n`` authoritative current slots and classify Hindsight's copy of each (A2).
 
     The sample is deterministic: slots are ranked by a hash of (seed, namespace, slot), so the same
     seed draws the same slots, and a slot once drawn stays drawn as the ledger grows.
@@ -518,7 +518,7 @@ def classify(fact: LedgerFact, memories: Sequence[Memory], closed: Sequence[Ledg
 
 
 def as_findings(results: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The sample's non-agreeing slots as drift-report findings (``check = 'hindsight'``, SPEC A1 d)."""
+    """The sample's non-agreeing slots as drift-report findings (``check = 'hindsight'``, A1 d)."""
     labels = {"disagree": "disagrees with", "missing": "is missing", "stale": "is stale against"}
     findings = []
     for r in results:

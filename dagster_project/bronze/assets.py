@@ -28,7 +28,7 @@ def _markdown_table(rows: list[dict]) -> str:
 @dg.asset(
     key=BRONZE_EVENTS,
     group_name="bronze",
-    description="Every event, verbatim and append-only (SPEC B1-B8). Lands JSONL files from the inbox; "
+    description="Every event, verbatim and append-only (B1-B8). Lands JSONL files from the inbox; "
     "direct API/CLI/MCP ingest writes the same table.",
     kinds={"postgres", "python"},
 )

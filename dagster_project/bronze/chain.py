@@ -1,4 +1,4 @@
-"""The per-namespace hash chain (SPEC B6): ``sha256(prev || content_hash || source || source_event_id)``."""
+"""The per-namespace hash chain (B6): ``sha256(prev || content_hash || source || source_event_id)``."""
 
 from __future__ import annotations
 

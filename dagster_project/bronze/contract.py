@@ -1,4 +1,4 @@
-"""The event contract (SPEC B2): one JSON object per event, for every entry point.
+"""The event contract (B2): one JSON object per event, for every entry point.
 
 JSONL files, the CLI, the Python API and the MCP ``remember`` tool all validate through
 :func:`validate_line` / :func:`validate_object`, so a rejection reads the same everywhere. Each
@@ -181,7 +181,7 @@ class OverlayMetadata(BaseModel):
 
 
 class Event(BaseModel):
-    """One Bronze event as submitted (SPEC B2). ``authority`` None means: default from actor/source.
+    """One Bronze event as submitted (B2). ``authority`` None means: default from actor/source.
 
     Anywhere in the event (and in a fact's or overlay's decoded content): no key twice in one object,
     no NUL (\\u0000) or unpaired surrogate in any string, integers within the signed 64-bit range,
@@ -306,7 +306,7 @@ def _parse_payload(model: type[_M], content: str, name: str) -> _M:
         raise Rejection("invalid_payload", mismatch + _describe(exc)) from None
 
 
-# Authority tiers (SPEC B2, STANDARDS.md): 1 user, 2 primary, 3 secondary, 4 derived, 5 inference.
+# Authority tiers (B2, STANDARDS.md): 1 user, 2 primary, 3 secondary, 4 derived, 5 inference.
 _ACTOR_TIERS = {
     "user": 1, "person": 1, "human": 1,
     "system": 2, "bot": 4, "pipeline": 4, "derived": 4,

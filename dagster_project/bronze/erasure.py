@@ -54,6 +54,12 @@ def approve_erasure(conn: psycopg.Connection, request_id: int, *, token: str | N
     return _call(conn, "SELECT bronze.approve_erasure(%s, %s, %s)", (request_id, token, local_name))
 
 
+def erased_namespace(conn: psycopg.Connection, event_id: int) -> str | None:
+    """The namespace an erased event belonged to (its tombstone keeps it), for the re-derivation."""
+    row = conn.execute("SELECT namespace FROM bronze.tombstones WHERE event_id = %s", (event_id,)).fetchone()
+    return row[0] if row else None
+
+
 def list_requests(conn: psycopg.Connection, status: str | None = None,
                   namespaces: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """Erasure requests, newest first; only those of ``namespaces`` when given (``*`` = all)."""

@@ -1,4 +1,4 @@
-"""Batched, idempotent landing of events into ``bronze.events`` (SPEC B3, B5, B6).
+"""Batched, idempotent landing of events into ``bronze.events`` (B3, B5, B6).
 
 One batch = one transaction: per-namespace advisory locks (so the hash chain is assigned in insert
 order even with concurrent writers), existing keys looked up through a COPY'd temp table, new rows

@@ -1,4 +1,4 @@
-"""Verify Bronze: the hash chain, the row hashes and the checkpoints of every namespace (SPEC B6).
+"""Verify Bronze: the hash chain, the row hashes and the checkpoints of every namespace (B6).
 
 Everything is recomputed from the stored rows of a namespace in ``event_id`` order, live events
 plus the tombstones of erased ones:

@@ -1,4 +1,4 @@
-"""Land JSONL files from the inbox folder (SPEC B8): the engine side of the ``bronze/events`` asset.
+"""Land JSONL files from the inbox folder (B8): the engine side of the ``bronze/events`` asset.
 
 Files are processed in name order. A file whose every line landed (inserted or duplicate) moves to
 ``inbox/done/``; a file with any rejected or conflicting line, or without any event, moves to

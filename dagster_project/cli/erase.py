@@ -87,7 +87,9 @@ def erase_approve(
         event_id = erasure.approve_erasure(conn, request_id, **who)
     except erasure.ErasureError as exc:
         fail(str(exc), 2 if exc.denied else 1)
-    namespace = conn.execute("SELECT namespace FROM bronze.tombstones WHERE event_id = %s", (event_id,)).fetchone()[0]
+    namespace = erasure.erased_namespace(conn, event_id)
+    if namespace is None:
+        fail(f"event {event_id} was approved for erasure but has no tombstone; run `medallion audit`")
     engine = connect_or_fail(settings)
     with err.status(f"re-deriving namespace {namespace} without the erased event…"):
         report = derive(engine, settings, namespaces=[namespace])

@@ -30,7 +30,7 @@ def ingest(
     file: Annotated[str, typer.Argument(help="A JSONL file of events, or - for standard input.")],
     as_json: JsonOpt = False,
 ) -> None:
-    """Land events (SPEC B2 contract) in Bronze; prints inserted/duplicate/conflict/rejected counts."""
+    """Land events (B2 contract) in Bronze; prints inserted/duplicate/conflict/rejected counts."""
     settings = load_settings()
     if file == "-":
         data, origin = sys.stdin.buffer.read(), "cli:stdin"

@@ -147,7 +147,7 @@ def follow_cmd(
 def recall_cmd(query: str, namespace: NamespaceOpt,
                stakes: Annotated[str, typer.Option("--stakes", help="low or high")] = "low",
                as_json: JsonOpt = False) -> None:
-    """The retrieval cascade (SPEC G5): says which hop answered."""
+    """The retrieval cascade (G5): says which hop answered."""
     with tool_session() as tools:
         answer = tools.recall(query, namespace=namespace, stakes=stakes)
     if as_json:

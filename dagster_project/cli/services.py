@@ -26,7 +26,7 @@ from dagster_project.cli.common import (
 
 @app.command("audit")
 def audit_cmd(as_json: JsonOpt = False) -> None:
-    """Run the drift audit now (SPEC A1); exit 1 when any finding is an error."""
+    """Run the drift audit now (A1); exit 1 when any finding is an error."""
     from dagster_project.audit import drift
 
     settings = load_settings()
@@ -49,7 +49,7 @@ def audit_cmd(as_json: JsonOpt = False) -> None:
 
 @app.command("wiki")
 def wiki_cmd(as_json: JsonOpt = False) -> None:
-    """Compile the wiki from the ledger now (SPEC G10)."""
+    """Compile the wiki from the ledger now (G10)."""
     from dagster_project.gold.tools import open_tools
     from dagster_project.gold.wiki import compile_wiki
 

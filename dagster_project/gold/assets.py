@@ -43,7 +43,7 @@ def dbt_build(context: dg.AssetExecutionContext, medallion: MedallionResource):
     deps=[*dbt_build.keys],
     group_name="gold",
     kinds={"dbt", "postgres", "markdown"},
-    description="The data dictionary (SPEC D2): dbt docs loaded into gold.column_meta and DATA_DICTIONARY.md.",
+    description="The data dictionary (D2): dbt docs loaded into gold.column_meta and DATA_DICTIONARY.md.",
 )
 def data_dictionary(context: dg.AssetExecutionContext, medallion: MedallionResource) -> dg.MaterializeResult:
     settings = medallion.settings()
@@ -72,7 +72,7 @@ def data_dictionary(context: dg.AssetExecutionContext, medallion: MedallionResou
     deps=[dg.AssetKey(["silver", name]) for name in ("facts", "entities", "edges", "overlays")],
     group_name="gold",
     kinds={"python", "markdown"},
-    description="The compiled wiki (SPEC G10): a page per entity and per shared belief, rendered from the ledger "
+    description="The compiled wiki (G10): a page per entity and per shared belief, rendered from the ledger "
     "with overlays applied; page hashes in gold.wiki_pages.",
 )
 def wiki(context: dg.AssetExecutionContext, medallion: MedallionResource) -> dg.MaterializeResult:
@@ -100,7 +100,7 @@ refresh_olap_schedule = build_schedule_from_dbt_selection(
     schedule_name="refresh_olap_hourly",
 )
 
-# The drift audit (SPEC A1), daily: the audit asset, the Bronze chain check and the ledger invariants,
+# The drift audit (A1), daily: the audit asset, the Bronze chain check and the ledger invariants,
 # then the review queue and alerts that list its findings.
 drift_audit_job = dg.define_asset_job(
     "drift_audit",

@@ -1,4 +1,4 @@
-"""The data dictionary (SPEC D2): dbt's manifest and catalog as ``gold.column_meta`` and Markdown.
+"""The data dictionary (D2): dbt's manifest and catalog as ``gold.column_meta`` and Markdown.
 
 ``dbt docs generate`` gives the manifest (what we declared: descriptions and ``meta``) and the
 catalog (what the database has: every relation's real columns and types). The dictionary walks the

@@ -1,4 +1,4 @@
-"""Turn-level reciprocal rank fusion for hybrid search (SPEC G4).
+"""Turn-level reciprocal rank fusion for hybrid search (G4).
 
 Search ranks several lists of candidates (fact vectors, fact full text, chunk vectors and full text
 over every chunk, the same over whole passages only, and the graph list of gold/graph.py), and

@@ -1,4 +1,4 @@
-"""The MCP server over the Gold tools (SPEC G1): a thin shell over :class:`~dagster_project.gold.tools.Tools`.
+"""The MCP server over the Gold tools (G1): a thin shell over :class:`~dagster_project.gold.tools.Tools`.
 
 Every tool is the same call as the Python API and the CLI, with the same capability check: the
 token comes from ``MEDALLION_TOKEN`` (``Settings.token``) or, per call, from the tool's optional

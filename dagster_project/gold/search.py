@@ -1,11 +1,12 @@
-"""Hybrid search as stages over one :class:`SearchRequest`: candidates → fusion → verification →
+"""Hybrid search as stages over one :class:`SearchRequest`: candidates → verification → fusion →
 serving (redaction) → grouping.
 
 Candidates come from several ranked lists: pgvector HNSW and BM25 full text over facts, over every
 chunk and over whole passages, and the graph's list (``gold/graph.py``: the slots the query names and
 multi-hop paths over current beliefs). Fusion (``gold/fusion.py``) gives every list one vote per
-Bronze event. Verification checks each chunk hit against the ledger: the facts it supports that are
-believed now (or at ``as_of``). Serving applies the people's overlays (``gold/served.py``) and drops
+Bronze event. Verification, before fusion (a chunk that stated no fact stands in for the facts view),
+checks each chunk hit against the ledger: the facts it supports that are believed now (or at
+``as_of``). Serving applies the people's overlays (``gold/served.py``) and drops
 what was found by redacted words. Grouping keeps one result per event, its other hits under
 ``same_event``.
 

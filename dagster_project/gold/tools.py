@@ -205,7 +205,7 @@ class Tools(Session):
                predicate: str | None = None, min_authority: int | None = None, include_superseded: bool = False,
                as_of: datetime | str | None = None, include_chunks: bool = True,
                per_event: bool = True) -> list[dict[str, Any]]:
-        """Hybrid search (SPEC G4): pgvector HNSW + full text over facts and chunks, fused by RRF.
+        """Hybrid search (G4): pgvector HNSW + full text over facts and chunks, fused by RRF.
 
         With ``per_event`` (the default) the k results are k different Bronze events: the best item
         of each, and the event's other hits (its other facts, its chunk) under ``same_event``, so
@@ -238,7 +238,7 @@ class Tools(Session):
     # ------------------------------------------------------------------ recall (G5)
     @checked_at_the_door
     def recall(self, query: str, *, namespace: str, stakes: str = "low", k: int = 5) -> dict[str, Any]:
-        """The retrieval cascade (SPEC G5); the answer says which hop answered and why.
+        """The retrieval cascade (G5); the answer says which hop answered and why.
 
         Relational questions naming two known entities go to the graph (when the caller may read).
         Low stakes ask the Hindsight peer first when one is configured (fast, possibly lossy): its
@@ -332,7 +332,7 @@ class Tools(Session):
     @checked_at_the_door
     def overlay(self, fact_id: str, action: str, *, quote: str, text: str | None = None, note: str | None = None,
                 prefix: str = "", suffix: str = "", reason: str | None = None) -> dict[str, Any]:
-        """Edit, annotate or redact a span of a fact (SPEC G6). Overwriting a person's overlay needs approval."""
+        """Edit, annotate or redact a span of a fact (G6). Overwriting a person's overlay needs approval."""
         def run() -> dict[str, Any]:
             namespaces = self.readable("overlay")
             with self.scope(namespaces) as conn:
@@ -414,7 +414,7 @@ class Tools(Session):
 
     @checked_at_the_door
     def retract(self, overlay_id: int, *, reason: str) -> dict[str, Any]:
-        """Ask to delete a person's overlay (SPEC G7): a request another admin approves, never immediate."""
+        """Ask to delete a person's overlay (G7): a request another admin approves, never immediate."""
         def run() -> dict[str, Any]:
             namespaces = self.readable("overlay")
             with self.scope(namespaces) as conn:
@@ -441,7 +441,7 @@ class Tools(Session):
 
     @checked_at_the_door
     def approve(self, approval_id: int) -> dict[str, Any]:
-        """Approve a pending overlay overwrite (SPEC G7): needs ``admin`` and a different principal."""
+        """Approve a pending overlay overwrite (G7): needs ``admin`` and a different principal."""
         def run() -> dict[str, Any]:
             cap = self.check_token()
             if cap is not None and "admin" not in cap.verbs:

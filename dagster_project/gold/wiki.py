@@ -1,4 +1,4 @@
-"""The compiled wiki (SPEC G10): Markdown pages rendered from the ledger, a build artifact.
+"""The compiled wiki (G10): Markdown pages rendered from the ledger, a build artifact.
 
 One page per entity with current facts (``<wiki>/<namespace>/entities/<slug>.md``): its current
 beliefs with ``[fact:<id>]`` markers, relations both ways, the history of every slot and the sources

@@ -1,1 +1,1 @@
-"""Silver: derived, engine-owned knowledge (distill, embed, resolve, bitemporal ledger). Next issue."""
+"""Silver: derived, engine-owned knowledge (distill, embed, resolve, bitemporal ledger), rebuildable from Bronze."""

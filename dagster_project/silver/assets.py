@@ -10,16 +10,16 @@ from dagster_project.resources import MedallionResource
 from dagster_project.silver.derive import derive
 
 SILVER_TABLES = {
-    "facts": "The bitemporal ledger of atomic facts (SPEC S5): every version, with provenance and fingerprint.",
-    "entities": "Entities the facts are about, with aliases (SPEC S11).",
-    "edges": "Entity-to-entity edges drawn from entity-valued facts (SPEC S11).",
-    "resolutions": "Every conflict-resolution decision with its neighbours, scores and reason (SPEC S3).",
-    "chunks": "Retrieval chunks of Bronze content with embeddings and full-text vectors (SPEC S7).",
-    "documents": "Versioned documents, git-style, one HEAD per path (SPEC S8).",
-    "working_memory": "Low-stakes, ephemeral items with an expiry, never in the ledger (SPEC S10).",
-    "derivations": "Which Bronze event was derived under which fingerprint (SPEC 4.1, S13).",
+    "facts": "The bitemporal ledger of atomic facts (S5): every version, with provenance and fingerprint.",
+    "entities": "Entities the facts are about, with aliases (S11).",
+    "edges": "Entity-to-entity edges drawn from entity-valued facts (S11).",
+    "resolutions": "Every conflict-resolution decision with its neighbours, scores and reason (S3).",
+    "chunks": "Retrieval chunks of Bronze content with embeddings and full-text vectors (S7).",
+    "documents": "Versioned documents, git-style, one HEAD per path (S8).",
+    "working_memory": "Low-stakes, ephemeral items with an expiry, never in the ledger (S10).",
+    "derivations": "Which Bronze event was derived under which fingerprint (4.1, S13).",
     "derivation_failures": "Events whose derivation failed, parked with a reason and retried next run (R4).",
-    "overlays": "People's overlays (edit, annotate, redact) anchored to the current ledger (SPEC G6).",
+    "overlays": "People's overlays (edit, annotate, redact) anchored to the current ledger (G6).",
     "predicates": "The predicate vocabulary in use per namespace, curated and learned, with aliases and examples.",
 }
 SILVER_KEYS = {name: dg.AssetKey(["silver", name]) for name in SILVER_TABLES}

@@ -1,4 +1,4 @@
-"""Retrieval chunks (SPEC S7): Bronze content split into spans that keep their character offsets.
+"""Retrieval chunks (S7): Bronze content split into spans that keep their character offsets.
 
 Each chunk also carries a *context* (the previous turn of its thread and its speaker) that is
 embedded and indexed with it but never served; see ``context_text``.

@@ -1,10 +1,10 @@
-"""The Silver derivation (SPEC S1-S13): Bronze events → facts, chunks, documents, working memory.
+"""The Silver derivation (S1-S13): Bronze events → facts, chunks, documents, working memory.
 
-Events are processed per namespace in Bronze ``(received_at, event_id)`` order. Each event commits
-in its own transaction together with its ``silver.derivations`` row, so a killed run resumes where it
-stopped and reaches the same ledger (R3). Work is prepared in windows: a window's events are
-distilled, then all their statements and chunks are embedded in one batch (cache first), then each
-event is resolved and written in order.
+Events are processed per namespace in Bronze ``(received_at, event_id)`` order, in windows of
+:data:`WINDOW` events: a window's events are distilled, then all their statements and chunks are
+embedded in one batch (cache first), then each event is resolved in order and the window commits in
+one transaction together with its ``silver.derivations`` rows (event by event when the judge is a
+model that can fail), so a killed run resumes where it stopped and reaches the same ledger (R3).
 
 Incremental runs derive only events without a derivation; a namespace whose derivations were made
 under another fingerprint, or that lost a Bronze event (erasure), is re-derived from scratch, because
@@ -310,7 +310,7 @@ def derive(
             _derive_window(run, window)
             if progress is not None:
                 progress(report.events + len(report.failures), total)
-        # Overlays re-anchor against the ledger just derived (SPEC G6): those of every namespace this
+        # Overlays re-anchor against the ledger just derived (G6): those of every namespace this
         # run touched (after a full rebuild, that is every namespace in Bronze).
         touched = {e.namespace for w in windows for e in w} | {ns for _, ns, _ in refused}
         _anchor_overlays(run, sorted(touched | set(report.namespaces_rebuilt)))

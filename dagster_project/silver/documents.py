@@ -1,4 +1,4 @@
-"""Versioned documents (SPEC S8): git-style, content-addressed versions per path.
+"""Versioned documents (S8): git-style, content-addressed versions per path.
 
 A ``kind=document`` event with ``metadata.path`` becomes a version whose hash is the content hash
 and whose parent is the path's HEAD at the time. Identical content dedups: re-publishing the HEAD's

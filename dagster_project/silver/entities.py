@@ -1,4 +1,4 @@
-"""Entities (SPEC S11): alias-aware, exact-name resolution within a namespace.
+"""Entities (S11): alias-aware, exact-name resolution within a namespace.
 
 Resolution during derivation happens in memory (``ledger_state.NamespaceState.entity``) with the
 rules below; :func:`find` answers the same question for readers.

@@ -1,4 +1,4 @@
-"""Derivation fingerprints (SPEC 4.1): hash of the model card + prompt + code version of a step.
+"""Derivation fingerprints (4.1): hash of the model card + prompt + code version of a step.
 
 Every Silver row records the fingerprint that made it; when a card, a prompt, the vocabulary or the
 deriving code changes, the fingerprint changes and the affected namespaces are re-derived.

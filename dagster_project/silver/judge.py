@@ -1,4 +1,4 @@
-"""The offline conflict judge (SPEC S3): add / update / supersede / skip, deterministic.
+"""The offline conflict judge (S3): add / update / supersede / skip, deterministic.
 
 Against neighbours in the same slot (subject, predicate):
 - the same canonical value, or a less specific form of it → **skip** (already known);

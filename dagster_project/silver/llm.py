@@ -1,4 +1,4 @@
-"""The shared LLM layer of the ``openai`` providers (SPEC 4.1, S1, S3, R4).
+"""The shared LLM layer of the ``openai`` providers (4.1, S1, S3, R4).
 
 Model cards live in ``models/<name>.yaml`` (provider, model, temperature, prompt file, timeout,
 retries, output JSON schema) with their prompts in ``models/prompts/``. :class:`LLMClient` wraps the

@@ -1,4 +1,4 @@
-"""Overlay anchoring (SPEC G6): where each person's overlay applies in the current ledger.
+"""Overlay anchoring (G6): where each person's overlay applies in the current ledger.
 
 An overlay is a Bronze event (``kind=overlay``) naming a fact id and a W3C text-quote selector
 (exact, prefix, suffix) in that fact's statement; its metadata ``anchor`` records the fact's Bronze

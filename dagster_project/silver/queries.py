@@ -1,4 +1,4 @@
-"""Bitemporal reads of the ledger (SPEC S6) in the CLI's JSON shape (SPEC section 8).
+"""Bitemporal reads of the ledger (S6) in the CLI's JSON shape (the CLI's JSON shape).
 
 Subjects match case-insensitively by canonical name or alias. Timestamps are ISO 8601 with offset.
 These are the engine's reads; the capability-gated Gold tools build on the same shape.
@@ -28,7 +28,7 @@ def _iso(value: datetime | None) -> str | None:
 
 
 def as_json(row: tuple[Any, ...]) -> dict[str, Any]:
-    """One ledger row in the SPEC 8 shape."""
+    """One ledger row in the CLI's JSON shape."""
     (fact_id, subject, pred, value, statement, valid_from, valid_to, recorded_at, superseded_at, verified_at,
      authority, confidence, contested, superseded_by, importance, event_id, namespace, source, seid, root) = row
     return {
@@ -97,7 +97,7 @@ def contested_pairs(conn: psycopg.Connection, namespace: str) -> list[dict[str, 
 
 
 def related(conn: psycopg.Connection, namespace: str, a: str, b: str, max_depth: int = 3) -> list[dict[str, Any]]:
-    """How A and B are related (SPEC S11): shortest paths over current edges, either direction, bounded depth.
+    """How A and B are related (S11): shortest paths over current edges, either direction, bounded depth.
 
     A recursive CTE walks the edge graph from A; each path lists the hops with the fact that supports
     each one, so the answer stays auditable.
@@ -141,7 +141,7 @@ def related(conn: psycopg.Connection, namespace: str, a: str, b: str, max_depth:
 
 
 def stale(conn: psycopg.Connection, namespace: str, now: datetime, min_importance: float = 0.5) -> list[dict[str, Any]]:
-    """Load-bearing current facts past their half-life since last verified (SPEC S12: re-verify queue)."""
+    """Load-bearing current facts past their half-life since last verified (S12: re-verify queue)."""
     rows = conn.execute(
         _SELECT.format(source="silver.facts")
         + "WHERE f.namespace = %s AND f.valid_to IS NULL AND f.importance >= %s AND %s - f.verified_at > f.half_life "

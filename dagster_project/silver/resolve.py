@@ -1,4 +1,4 @@
-"""Conflict resolution and ledger writes (SPEC S3, S4, S5).
+"""Conflict resolution and ledger writes (S3, S4, S5).
 
 For each candidate: find neighbours (the same slot, plus the nearest facts of the namespace by
 cosine above ``MEDALLION_CONFLICT_THRESHOLD``; held in memory, see ``ledger_state``), ask the judge,

@@ -1,4 +1,4 @@
-"""Storage routing (SPEC S10) and importance (S12): where a fact goes, and how much it matters.
+"""Storage routing (S10) and importance (S12): where a fact goes, and how much it matters.
 
 The essay's test is cost-of-error × volatility, read from the vocabulary (predicates.csv):
 

@@ -79,7 +79,7 @@ class Neighbour:
 
 @dataclass(frozen=True)
 class Judgement:
-    """A judge's classification of a candidate against its neighbours (SPEC S3)."""
+    """A judge's classification of a candidate against its neighbours (S3)."""
 
     decision: Decision
     target_fact_id: str | None  # the neighbour updated / superseded / matched (skip)

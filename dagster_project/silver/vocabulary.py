@@ -1,4 +1,4 @@
-"""The predicate vocabulary (SPEC S9), read from the dbt seed so dbt and the engine share one list."""
+"""The predicate vocabulary (S9), read from the dbt seed so dbt and the engine share one list."""
 
 from __future__ import annotations
 

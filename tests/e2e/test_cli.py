@@ -1,4 +1,4 @@
-"""The ``medallion`` CLI end to end (SPEC section 8; B3, B5, B7, G2 for writes)."""
+"""The ``medallion`` CLI end to end (the CLI's JSON shape; B3, B5, B7, G2 for writes)."""
 
 from __future__ import annotations
 

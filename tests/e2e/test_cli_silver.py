@@ -1,4 +1,4 @@
-"""`medallion materialize`, `current` and `history` end to end (SPEC S13, S6, section 8 JSON shape)."""
+"""`medallion materialize`, `current` and `history` end to end (S13, S6, section 8 JSON shape)."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def cli(settings: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
 
 
 def test_materialize_then_current_and_history(cli, settings: Settings) -> None:
-    """S13 + S6: materialize lands the inbox and derives; current/history answer in the SPEC 8 shape."""
+    """S13 + S6: materialize lands the inbox and derives; current/history answer in the CLI's JSON shape."""
     events = [
         _fact(1, "Bob", "lives_in", "Berlin", "2026-01-01T00:00:00Z", 1),
         _fact(2, "Bob", "lives_in", "Lisbon", "2026-06-01T00:00:00Z", 1),

@@ -1,4 +1,4 @@
-"""The MCP server end to end (SPEC G1): the SDK's own client over stdio against ``python -m …mcp_server``.
+"""The MCP server end to end (G1): the SDK's own client over stdio against ``python -m …mcp_server``.
 
 One server process per test (the embedding model loads once in it): the tool list and its schemas,
 the verbs with the environment's token, the capability firewall against another namespace, and a

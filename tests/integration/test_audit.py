@@ -1,4 +1,4 @@
-"""The drift audit (SPEC A1) and the compiled wiki (SPEC G10): a clean run is clean, and each
+"""The drift audit (A1) and the compiled wiki (G10): a clean run is clean, and each
 tampering case is named by its finding; the wiki is deterministic and shows what consumers see."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Concurrent writers (SPEC R2, B3, B6): four OS processes ingest overlapping event sets at once.
+"""Concurrent writers (R2, B3, B6): four OS processes ingest overlapping event sets at once.
 
 Each process draws 1,500 events from a pool of 3,000 keys in 3 namespaces, shuffles them and lands
 them in several batches, all processes released together by a barrier. Afterwards every key is

@@ -1,4 +1,4 @@
-"""Dagster landing of Bronze (SPEC B8): the asset, its chain check and the inbox sensor."""
+"""Dagster landing of Bronze (B8): the asset, its chain check and the inbox sensor."""
 
 from __future__ import annotations
 

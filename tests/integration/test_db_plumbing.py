@@ -1,4 +1,4 @@
-"""Database plumbing (SPEC section 2 `db/`, section 8 settings): roles, pool, settings."""
+"""Database plumbing (the project layout, `db/`, section 8 settings): roles, pool, settings."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def test_pool_connections_keep_their_role(settings: Settings) -> None:
 
 
 def test_settings_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """SPEC 8: one typed settings object reads MEDALLION_* and the OpenAI/Hindsight variables."""
+    """Settings: one typed settings object reads MEDALLION_* and the OpenAI/Hindsight variables."""
     monkeypatch.setenv("MEDALLION_HOME", str(tmp_path))
     monkeypatch.setenv("MEDALLION_CONFLICT_THRESHOLD", "0.72")
     monkeypatch.setenv("MEDALLION_LLM_PROVIDER", "openai")

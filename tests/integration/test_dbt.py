@@ -1,4 +1,4 @@
-"""dbt (SPEC section 5, D1, D2): the whole graph materialized through Dagster, dbt tests as asset
+"""dbt (dbt, D1, D2): the whole graph materialized through Dagster, dbt tests as asset
 checks, invariants that fail their check when broken, the data dictionary, schedules and lineage."""
 
 from __future__ import annotations

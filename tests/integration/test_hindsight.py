@@ -1,4 +1,4 @@
-"""SPEC A2 / G5: the Hindsight mirror, its sampled drift audit and the recall hop, against a real server.
+"""A2 / G5: the Hindsight mirror, its sampled drift audit and the recall hop, against a real server.
 
 The server is ``hindsight-api-slim`` started once per session on loopback (``tests/support/
 hindsight_server.py``), fully offline (mock LLM, chunk extraction, bundled MiniLM embeddings).

@@ -1,4 +1,4 @@
-"""Bronze is append-only, enforced by the database (SPEC B4, R1).
+"""Bronze is append-only, enforced by the database (B4, R1).
 
 Every role the code can connect as (engine, tool) is refused UPDATE, DELETE and TRUNCATE on
 ``bronze.events``; the tool role cannot even read Bronze; the erasure guard cannot be opened by

@@ -1,4 +1,4 @@
-"""Idempotent batched ingest (SPEC B3) and quarantine of conflicts (B5)."""
+"""Idempotent batched ingest (B3) and quarantine of conflicts (B5)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Integrity (SPEC B6): a clean Bronze verifies; every quiet superuser edit is detected and named.
+"""Integrity (B6): a clean Bronze verifies; every quiet superuser edit is detected and named.
 
 Quiet edits are made as the superuser with the immutability triggers out of the way
 (``session_replication_role = replica`` or ``DISABLE TRIGGER``): content edited in place, rows

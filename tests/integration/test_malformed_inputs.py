@@ -1,4 +1,4 @@
-"""Malformed input never crashes a batch and is never lost (SPEC R5, B5).
+"""Malformed input never crashes a batch and is never lost (R5, B5).
 
 R5: at least 30 classes of malformed input, each quarantined with a clear reason while the valid
 neighbours land. B5: invalid events go to ``bronze.quarantine`` with the raw bytes, the line number,

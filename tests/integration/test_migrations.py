@@ -1,4 +1,4 @@
-"""SQL migrations (SPEC section 2, ``db/migrations/NNNN_*.sql``): ordered, recorded, tamper-evident.
+"""SQL migrations (the project layout, ``db/migrations/NNNN_*.sql``): ordered, recorded, tamper-evident.
 
 Migrations apply in numeric order, each in its own transaction, and are recorded with the sha256 of
 the file in ``meta.schema_migrations``; re-running applies nothing; editing an applied file is

@@ -1,4 +1,4 @@
-"""The ``openai`` providers against a real loopback server (SPEC S1, S3, R4; 4.1 model cards).
+"""The ``openai`` providers against a real loopback server (S1, S3, R4; 4.1 model cards).
 
 The REAL ``openai`` client talks to ``tests/support/fake_openai.py`` on 127.0.0.1; the server records
 every request, so the tests assert what was sent (model, temperature, schema, messages) as well as what

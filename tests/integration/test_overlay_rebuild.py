@@ -1,4 +1,4 @@
-"""R8: people's overlays survive a full rebuild after a change to the distill prompt (SPEC G6).
+"""R8: people's overlays survive a full rebuild after a change to the distill prompt (G6).
 
 The LLM distiller (the real openai client against the test's OpenAI-compatible server) words its
 statements differently once the prompt changes, the way a new prompt does. 120 overlays anchored to

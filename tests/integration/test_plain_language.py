@@ -1,4 +1,4 @@
-"""Belief revision from plain language (SPEC S1 distill, S3-S5 supersession, G4 search), through the tools API.
+"""Belief revision from plain language (S1 distill, S3-S5 supersession, G4 search), through the tools API.
 
 Why: a user tells the memory something ("btw i moved to aveiro last month") and later asks ("Where
 does Ines live?"). Whatever the distiller calls the slot, what the user depends on is that the later

@@ -1,4 +1,4 @@
-"""Poison events cannot sink a batch, a file or the inbox (security issue; SPEC B5, B8).
+"""Poison events cannot sink a batch, a file or the inbox (security issue; B5, B8).
 
 Each test reproduces one attack from the issue against the real database: a line or a file that
 once crashed ingest (losing every event after it, with no quarantine row and no report) or the

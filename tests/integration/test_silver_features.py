@@ -1,4 +1,4 @@
-"""Silver features on natural language and the example team (SPEC S3, S7, S8, S10, S11, S12)."""
+"""Silver features on natural language and the example team (S3, S7, S8, S10, S11, S12)."""
 
 from __future__ import annotations
 

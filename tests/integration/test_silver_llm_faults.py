@@ -1,4 +1,4 @@
-"""R4: the derivation against an OpenAI-compatible server that fails 30 % of the time (SPEC S1, R4).
+"""R4: the derivation against an OpenAI-compatible server that fails 30 % of the time (S1, R4).
 
 The real ``openai`` client talks to a loopback server (tests/support/fake_openai.py) injecting
 timeouts, 5xx, 429 and malformed JSON. Every event ends derived or parked with a reason; the next

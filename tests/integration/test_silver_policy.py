@@ -1,4 +1,4 @@
-"""Conflict resolution and the S4 policy through kind=fact events (SPEC S3, S4, S5, S6)."""
+"""Conflict resolution and the S4 policy through kind=fact events (S3, S4, S5, S6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rebuilds (SPEC S13, R7, R3), the derivation cache (S2), fingerprints (4.1) and erasure re-derivation (B7)."""
+"""Rebuilds (S13, R7, R3), the derivation cache (S2), fingerprints (4.1) and erasure re-derivation (B7)."""
 
 from __future__ import annotations
 

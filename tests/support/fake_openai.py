@@ -1,4 +1,4 @@
-"""A small OpenAI-compatible HTTP server for tests (SPEC S1, S3, R4): no mocks of the ``openai`` client.
+"""A small OpenAI-compatible HTTP server for tests (S1, S3, R4): no mocks of the ``openai`` client.
 
 ``FakeOpenAI(responder, fault_rate=0.3, seed=1)`` listens on 127.0.0.1 (a free port) and implements
 ``POST /v1/chat/completions``. Every request body is recorded (``.requests``) with the outcome served

@@ -1,4 +1,4 @@
-"""A real Hindsight API server for the tests (SPEC A2, issue 6 item 4), fully offline, on loopback.
+"""A real Hindsight API server for the tests (A2, issue 6 item 4), fully offline, on loopback.
 
 The server runs as a subprocess of ``hindsight-api-slim`` with its own embedded PostgreSQL (never the
 test session's ledger server: Hindsight creates its own extensions and schema, and the audit must

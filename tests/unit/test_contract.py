@@ -1,4 +1,4 @@
-"""The event contract (SPEC B2), without a database.
+"""The event contract (B2), without a database.
 
 Covers: valid minimal and full events, default authority tiers, fact and overlay payloads, the exported
 JSON Schema, line splitting (CRLF, lone CR, blank lines, offsets), the poison rules (duplicate keys,
@@ -81,7 +81,7 @@ def test_minimal_event_validates_with_defaults() -> None:
 
 
 def test_full_event_validates_every_field() -> None:
-    """B2: the SPEC's example event, with every optional field, validates and keeps its values."""
+    """B2: the example event of docs/event.schema.json, with every optional field, validates and keeps its values."""
     event = validate_line(json.dumps(FULL).encode(), max_content_bytes=LIMIT)
     assert event.actor == "user:alice"
     assert event.occurred_at == datetime(2026, 11, 30, 9, 12, tzinfo=UTC)

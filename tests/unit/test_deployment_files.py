@@ -1,4 +1,4 @@
-"""The docker-compose reference deployment (SPEC section 9) is wired consistently.
+"""The docker-compose reference deployment (docs/ARCHITECTURE.md) is wired consistently.
 
 Docker is not available where the tests run, so these tests read the deployment files
 (docker-compose.yml, dagster.yaml, workspace.yaml, Dockerfile) and check that they agree with each
@@ -157,12 +157,12 @@ def config_value(block: dict[str, Any], field: str, env: dict[str, str | None]) 
 
 
 def test_four_services_exist(services: dict[str, Any]) -> None:
-    """SPEC section 9 reference deployment: postgres, user_code, webserver and daemon services."""
+    """Reference deployment: postgres, user_code, webserver and daemon services."""
     assert {"postgres", *DAGSTER_SERVICES} <= set(services)
 
 
 def test_postgres_is_pgvector_with_healthcheck_and_volume(compose: dict[str, Any]) -> None:
-    """SPEC section 9 reference deployment: Postgres is pgvector/pgvector, health-checked, on a volume."""
+    """Reference deployment: Postgres is pgvector/pgvector, health-checked, on a volume."""
     pg = compose["services"]["postgres"]
     assert str(pg["image"]).startswith("pgvector/pgvector:")
     test = pg["healthcheck"]["test"]
@@ -179,14 +179,14 @@ def test_postgres_is_pgvector_with_healthcheck_and_volume(compose: dict[str, Any
 
 
 def test_postgres_credentials_are_substitutable(compose_raw: dict[str, Any]) -> None:
-    """SPEC section 9 reference deployment: credentials come from ${VAR:-default} substitutions."""
+    """Reference deployment: credentials come from ${VAR:-default} substitutions."""
     env = service_env(compose_raw["services"]["postgres"])
     for key in ("POSTGRES_USER", "POSTGRES_PASSWORD", "POSTGRES_DB"):
         assert re.fullmatch(r"\$\{" + key + r":-[^}]+\}", env[key] or ""), f"{key}={env[key]!r}"
 
 
 def test_substitution_helper() -> None:
-    """SPEC section 9 reference deployment: the helper resolves compose substitutions like compose."""
+    """Reference deployment: the helper resolves compose substitutions like compose."""
     assert resolve_defaults("${A:-127.0.0.1}:3000:3000") == "127.0.0.1:3000:3000"
     assert resolve_defaults("${A:-127.0.0.1}:3000", {"A": "0.0.0.0"}) == "0.0.0.0:3000"
     assert resolve_defaults("${A:-x}", {"A": ""}) == "x"
@@ -196,7 +196,7 @@ def test_substitution_helper() -> None:
 
 
 def test_every_published_port_binds_to_localhost_by_default(services: dict[str, Any]) -> None:
-    """SPEC section 9 reference deployment: nothing is reachable from the network by default."""
+    """Reference deployment: nothing is reachable from the network by default."""
     seen = 0
     for name, service in services.items():
         for host_ip, host_port, container_port in published_ports(service):
@@ -212,7 +212,7 @@ def test_every_published_port_binds_to_localhost_by_default(services: dict[str, 
 
 @pytest.mark.parametrize("name", DAGSTER_SERVICES)
 def test_dagster_services_environment(services: dict[str, Any], name: str) -> None:
-    """SPEC section 9 reference deployment: project code reaches the compose Postgres and its instance."""
+    """Reference deployment: project code reaches the compose Postgres and its instance."""
     pg_name = postgres_service_name(services)
     pg_env = service_env(services[pg_name])
     env = service_env(services[name])
@@ -233,7 +233,7 @@ def test_dagster_services_environment(services: dict[str, Any], name: str) -> No
 
 
 def test_passthrough_settings_stay_unset_when_not_given(compose_raw: dict[str, Any]) -> None:
-    """SPEC section 9 reference deployment: unset optional settings do not reach the app as ''.
+    """Reference deployment: unset optional settings do not reach the app as ''.
 
     An empty MEDALLION_CONFLICT_THRESHOLD or OPENAI_BASE_URL would override the settings'
     defaults with an invalid value, so pass-through variables must be bare names (or use a
@@ -249,7 +249,7 @@ def test_passthrough_settings_stay_unset_when_not_given(compose_raw: dict[str, A
 
 
 def test_shared_inbox_volume(compose: dict[str, Any]) -> None:
-    """SPEC section 9 reference deployment: MEDALLION_INBOX is one volume shared by the Dagster services."""
+    """Reference deployment: MEDALLION_INBOX is one volume shared by the Dagster services."""
     named = set(compose.get("volumes") or {})
     sources = []
     for name in DAGSTER_SERVICES:
@@ -264,7 +264,7 @@ def test_shared_inbox_volume(compose: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("name", ("webserver", "daemon", "user_code"))
 def test_depends_on_healthy_postgres(services: dict[str, Any], name: str) -> None:
-    """SPEC section 9 reference deployment: Dagster services wait for a healthy Postgres."""
+    """Reference deployment: Dagster services wait for a healthy Postgres."""
     depends = services[name].get("depends_on")
     assert isinstance(depends, dict), f"{name}: depends_on must use the long form with a condition"
     pg_name = postgres_service_name(services)
@@ -272,7 +272,7 @@ def test_depends_on_healthy_postgres(services: dict[str, Any], name: str) -> Non
 
 
 def test_commands(services: dict[str, Any]) -> None:
-    """SPEC section 9 reference deployment: code server, webserver and daemon run the right commands."""
+    """Reference deployment: code server, webserver and daemon run the right commands."""
     code = command_args(services["user_code"])
     assert code[:3] == ["dagster", "code-server", "start"]
     assert option_value(code, "-m", "--module-name") == "dagster_project.definitions"
@@ -291,7 +291,7 @@ def test_commands(services: dict[str, Any]) -> None:
 def test_dagster_yaml_uses_postgres_from_compose_env(
     dagster_yaml: dict[str, Any], compose: dict[str, Any], services: dict[str, Any]
 ) -> None:
-    """SPEC section 9 reference deployment: dagster.yaml reads Postgres settings compose actually sets."""
+    """Reference deployment: dagster.yaml reads Postgres settings compose actually sets."""
     pg_name = postgres_service_name(services)
     pg_env = service_env(services[pg_name])
     blocks = dagster_postgres_config(dagster_yaml)
@@ -319,7 +319,7 @@ def test_dagster_yaml_uses_postgres_from_compose_env(
 
 
 def test_dagster_yaml_queued_coordinator_and_no_telemetry(dagster_yaml: dict[str, Any]) -> None:
-    """SPEC section 9 reference deployment: runs are queued through the daemon; telemetry is off."""
+    """Reference deployment: runs are queued through the daemon; telemetry is off."""
     assert dagster_yaml["run_coordinator"]["class"] == "QueuedRunCoordinator"
     assert dagster_yaml["telemetry"]["enabled"] is False
 
@@ -327,7 +327,7 @@ def test_dagster_yaml_queued_coordinator_and_no_telemetry(dagster_yaml: dict[str
 def test_dagster_yaml_is_a_valid_instance_config(
     dagster_yaml: dict[str, Any], services: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """SPEC section 9 reference deployment: Dagster 1.13 accepts dagster.yaml with the webserver's env.
+    """Reference deployment: Dagster 1.13 accepts dagster.yaml with the webserver's env.
 
     Validates against Dagster's own instance schema, resolves the Postgres env lookups the way
     Dagster does and loads the configured run coordinator and launcher classes.
@@ -363,7 +363,7 @@ def test_dagster_yaml_is_a_valid_instance_config(
 
 
 def test_workspace_points_at_user_code_server(services: dict[str, Any]) -> None:
-    """SPEC section 9 reference deployment: workspace.yaml loads the code server compose starts."""
+    """Reference deployment: workspace.yaml loads the code server compose starts."""
     workspace = yaml.safe_load(WORKSPACE.read_text())
     entries = [e["grpc_server"] for e in workspace["load_from"] if "grpc_server" in e]
     assert len(entries) == 1, "expected one grpc_server code location"
@@ -378,7 +378,7 @@ def test_workspace_points_at_user_code_server(services: dict[str, Any]) -> None:
 
 
 def test_location_name_matches_pyproject() -> None:
-    """SPEC section 9 reference deployment: the compose code location has the pyproject's name."""
+    """Reference deployment: the compose code location has the pyproject's name."""
     import tomllib
 
     dagster_cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["dagster"]
@@ -396,7 +396,7 @@ def _dockerfile_runs() -> list[str]:
 
 
 def test_dockerfile_installs_cpu_torch_before_the_project() -> None:
-    """SPEC section 9 reference deployment: the image installs torch==2.13.0 (CPU) before the project."""
+    """Reference deployment: the image installs torch==2.13.0 (CPU) before the project."""
     lines = _dockerfile_runs()
     assert lines[0].split()[0].upper() == "FROM" and "python:3.11" in lines[0]
     installs = [i for i, line in enumerate(lines) if line.upper().startswith("RUN") and "pip install" in line]
@@ -410,7 +410,7 @@ def test_dockerfile_installs_cpu_torch_before_the_project() -> None:
 
 
 def test_dockerfile_supports_dagster_yaml(dagster_yaml: dict[str, Any]) -> None:
-    """SPEC section 9 reference deployment: the image carries dagster.yaml and what it needs."""
+    """Reference deployment: the image carries dagster.yaml and what it needs."""
     text = DOCKERFILE.read_text()
     home = re.search(r"DAGSTER_HOME=(\S+)", text)
     assert home and home.group(1) == "/opt/dagster/dagster_home"

@@ -1,4 +1,4 @@
-"""The offline conflict judge (SPEC S3), called directly on candidates and neighbours, no database.
+"""The offline conflict judge (S3), called directly on candidates and neighbours, no database.
 
 Every decision path of :mod:`dagster_project.silver.judge` is exercised with invented notes about a
 small team: what is already known is skipped, a refinement updates, a changed single value

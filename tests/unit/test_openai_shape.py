@@ -1,4 +1,4 @@
-"""The shape of the ``openai`` distiller's output, without a server (SPEC S1, S3; open predicates).
+"""The shape of the ``openai`` distiller's output, without a server (S1, S3; open predicates).
 
 What a model answers is turned into :class:`FactCandidate` by pure functions: typed values, the slot
 through the open vocabulary, the defaults of a slightly wrong fact. The request/response round trip is

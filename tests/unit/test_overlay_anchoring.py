@@ -1,4 +1,4 @@
-"""Overlay anchoring (SPEC G6) without a database: where a person's quote lands in a fact's statement.
+"""Overlay anchoring (G6) without a database: where a person's quote lands in a fact's statement.
 
 ``locate`` finds an exact quote (prefix / suffix pick among repeats), ``fuzzy_locate`` re-finds it
 after a re-derivation reworded the statement, and ``anchor`` tries the target fact, then the facts

@@ -1,4 +1,4 @@
-"""Distillers (SPEC S1): turn a Bronze event into atomic fact candidates.
+"""Distillers (S1): turn a Bronze event into atomic fact candidates.
 
 Two providers share one interface: ``heuristic`` (offline default, deterministic) and ``openai``
 (any OpenAI-compatible endpoint). A provider raises :class:`DistillError` when it cannot produce an

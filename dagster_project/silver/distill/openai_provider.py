@@ -1,9 +1,9 @@
-"""The ``openai`` distiller (SPEC S1) and judge (SPEC S3) over any OpenAI-compatible endpoint.
+"""The ``openai`` distiller (S1) and judge (S3) over any OpenAI-compatible endpoint.
 
 Both ask for structured output against the JSON schema of their model card (``models/distill.yaml``,
-``models/judge.yaml``; SPEC 4.1) through :class:`~dagster_project.silver.llm.LLMClient`, which retries
+``models/judge.yaml``; 4.1) through :class:`~dagster_project.silver.llm.LLMClient`, which retries
 429/5xx/timeouts with backoff and repairs one malformed answer. When that is not enough they raise
-:class:`DistillError` with a one-sentence reason, and the caller parks the event (SPEC R4).
+:class:`DistillError` with a one-sentence reason, and the caller parks the event (R4).
 
 The distiller emits the same shape as the heuristic: the model names a predicate (a curated name or a
 key read from the relation phrase) and this module puts it through the open vocabulary
@@ -305,7 +305,7 @@ def predicate_list() -> str:
 
 
 class OpenAIDistiller:
-    """Distiller (SPEC S1) backed by an OpenAI-compatible chat endpoint; see the module docstring.
+    """Distiller (S1) backed by an OpenAI-compatible chat endpoint; see the module docstring.
 
     ``last_dropped`` holds the reasons of the facts the last answer had to drop, ``dropped_total`` the
     count over the distiller's life (each drop is also logged as a warning).
@@ -422,7 +422,7 @@ def _naming_slot(reason: str, candidate: FactCandidate) -> str:
 
 
 class OpenAIJudge:
-    """Conflict judge (SPEC S3) backed by an OpenAI-compatible chat endpoint; same output as the heuristic.
+    """Conflict judge (S3) backed by an OpenAI-compatible chat endpoint; same output as the heuristic.
 
     Without neighbours there is nothing to compare, so the answer is **add** without a request. A
     decision whose ``target_fact_id`` is not one of the neighbours becomes **add** (nothing is closed on
