@@ -558,6 +558,21 @@ def test_s1_a_date_is_neither_a_version_nor_a_phone_number(content: str) -> None
     assert not [f for f in facts if f.predicate in ("version", "phone")], facts
 
 
+@pytest.mark.parametrize("content", ["Maya's mom was interested in pottery.", "Sam's dog is really old now.",
+                                     "Our family is wonderful, all five of us."])
+def test_s1_an_adjective_about_a_relative_is_not_who_the_relative_is(content: str) -> None:
+    """S1: "X's mom was interested in pottery" describes the mom; (X, mom, 'interested in pottery')
+    would make a later "X's mom is Rosa" supersede a description."""
+    facts = DISTILLER.distill(make_event(content))
+    assert not [f for f in facts if f.predicate in ("mom", "mother", "dog", "family")], facts
+
+
+def test_s1_a_nested_possessive_keeps_its_owner() -> None:
+    """S1: "my sister's husband" is the husband of the speaker's sister, not of "Alicesister"."""
+    facts = DISTILLER.distill(make_event("My sister's husband is Tomas."))
+    assert [(f.subject, f.predicate, f.value) for f in facts] == [("Alice's sister", "spouse", "Tomas")]
+
+
 def test_s1_the_memo_key_depends_on_the_namespace() -> None:
     """The distiller reads a team's name from a ``team-…`` namespace, so the same note in two
     namespaces has two memoised outputs."""

@@ -88,7 +88,8 @@ def _owner(s: Sentence, noun: Any) -> str | None:
         return s.speaker
     if poss[0].lower_ in PRONOUNS | {"his", "her", "their", "its", "our"}:
         return None
-    return s.text([t for t in poss[0].subtree if t.dep_ != "case"]) or None
+    # without the possessor's own "'s", keeping a nested one ("Alice's sister" of "Alice's sister's")
+    return s.text([t for t in poss[0].subtree if not (t.dep_ == "case" and t.head.i == poss[0].i)]) or None
 
 
 def _noun_relation(s: Sentence, noun: Any) -> str:
@@ -155,6 +156,8 @@ def relational_noun(s: Sentence) -> Reading | None:
                                 "relational_noun", stative=True, definite=True)
         if other.lower_ in PRONOUNS and other.lower_ not in ("i", "me"):
             return None
+        if noun.i == subj[0].i and other.dep_ == "acomp":
+            return None  # "X's mom was interested in art" describes the mom; it does not say who she is
         relation = _noun_relation(s, noun)
         rel = relation if noun.i == subj[0].i else f"the {relation} of"
         return make_reading(s, owner_name, rel, other, "relational_noun", stative=noun.tag_ in ("NN", "NNP"),
