@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml requirements-parser.txt
 	$(BIN)/pip install --quiet --no-deps --require-hashes -r requirements-parser.txt
 	touch $(STAMP)
 
-# A real Hindsight server for the tests (SPEC A2), in its own virtualenv: it needs protobuf>=7,
+# A real Hindsight server for the tests (A2), in its own virtualenv: it needs protobuf>=7,
 # which dagster and dbt exclude. Local embeddings need torch (CPU) and sentence-transformers.
 $(HS_STAMP): Makefile
 	test -x $(HS_VENV)/bin/python || $(PYTHON) -m venv $(HS_VENV)
@@ -31,6 +31,7 @@ demo: $(STAMP)
 
 test: $(STAMP) $(HS_STAMP)
 	$(BIN)/ruff check dagster_project tests bench
+	$(BIN)/lint-imports
 	MEDALLION_HINDSIGHT_PYTHON=$(CURDIR)/$(HS_VENV)/bin/python $(BIN)/python -m pytest -q
 
 ui: $(STAMP)
@@ -44,6 +45,7 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check dagster_project tests bench
+	$(BIN)/lint-imports
 
 clean:
 	rm -rf $(VENV) $(HS_VENV) .medallion

@@ -9,7 +9,7 @@ import io
 import dagster as dg
 
 from dagster_project.audit import drift
-from dagster_project.bronze.assets import BRONZE_EVENTS, _markdown_table
+from dagster_project.bronze.assets import BRONZE_EVENTS, markdown_table
 from dagster_project.gold.assets import WIKI
 from dagster_project.resources import MedallionResource
 
@@ -56,7 +56,7 @@ def drift_report(context: dg.AssetExecutionContext, medallion: MedallionResource
         drift.store(conn, report)
         history = drift.history(conn)
     context.log.info(f"drift audit: {'clean' if report.ok else 'errors found'}; {len(report.findings)} finding(s)")
-    summary = _markdown_table([{"check": f.check, "severity": f.severity, "namespace": f.namespace or "",
+    summary = markdown_table([{"check": f.check, "severity": f.severity, "namespace": f.namespace or "",
                                 "detail": f.detail[:100]} for f in report.findings[:20]]) \
         if report.findings else "_clean: every check passed_"
     return dg.MaterializeResult(metadata={
@@ -83,8 +83,9 @@ def hindsight_mirror(context: dg.AssetExecutionContext, medallion: MedallionReso
         context.log.info("HINDSIGHT_URL is not set: nothing to mirror")
         return dg.MaterializeResult(metadata={"configured": False})
     from dagster_project.audit import hindsight
+    from dagster_project.peers.hindsight import HindsightPeer
 
-    with medallion.connect() as conn, hindsight.HindsightPeer(settings.hindsight_url) as peer:
+    with medallion.connect() as conn, HindsightPeer(settings.hindsight_url) as peer:
         counts = hindsight.mirror(conn, peer)
     return dg.MaterializeResult(metadata={"configured": True, **{
         k: v for k, v in counts.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}})

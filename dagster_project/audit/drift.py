@@ -183,11 +183,12 @@ def configured_sampler(settings: Settings) -> Callable[..., list[dict[str, Any]]
     if not settings.hindsight_url:
         return None
     from dagster_project.audit import hindsight
+    from dagster_project.peers.hindsight import HindsightPeer
 
     url = settings.hindsight_url
 
     def sample(conn: psycopg.Connection, n: int) -> list[dict[str, Any]]:
-        with hindsight.HindsightPeer(url) as peer:
+        with HindsightPeer(url) as peer:
             return hindsight.sample_audit(conn, peer, n=n)
 
     return sample

@@ -14,7 +14,7 @@ from dagster_project.resources import MedallionResource
 BRONZE_EVENTS = dg.AssetKey(["bronze", "events"])
 
 
-def _markdown_table(rows: list[dict]) -> str:
+def markdown_table(rows: list[dict]) -> str:
     if not rows:
         return "_no events yet_"
     cols = list(rows[0])
@@ -58,7 +58,7 @@ def bronze_events(context: dg.AssetExecutionContext, medallion: MedallionResourc
             "namespaces_touched": dg.MetadataValue.json(res.namespaces),
             "dagster/row_count": total,
             "namespaces_total": namespaces,
-            "newest_events": dg.MetadataValue.md(_markdown_table(newest)),
+            "newest_events": dg.MetadataValue.md(markdown_table(newest)),
         }
     )
 

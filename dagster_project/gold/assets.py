@@ -8,7 +8,7 @@ import os
 import dagster as dg
 from dagster_dbt import build_schedule_from_dbt_selection, dbt_assets
 
-from dagster_project.bronze.assets import BRONZE_EVENTS, _markdown_table
+from dagster_project.bronze.assets import BRONZE_EVENTS, markdown_table
 from dagster_project.gold import dictionary
 from dagster_project.gold.dbt import TRANSLATOR, dbt_cli, dbt_environment, prepare_manifest, project
 from dagster_project.gold.tools import open_tools
@@ -54,7 +54,7 @@ def data_dictionary(context: dg.AssetExecutionContext, medallion: MedallionResou
     path = dictionary.write_markdown(result, settings.data_dictionary_path)
     context.log.info(f"data dictionary: {len(result.rows)} columns of {result.relation_count} relations → {path}")
     undocumented = [f"{r.relation}.{r.column_name}" for r in result.rows if not r.description]
-    preview = _markdown_table([
+    preview = markdown_table([
         {"relation": r.relation, "column": r.column_name, "type": r.data_type, "description": r.description[:60]}
         for r in result.rows[:12]
     ])
@@ -81,7 +81,7 @@ def wiki(context: dg.AssetExecutionContext, medallion: MedallionResource) -> dg.
         result = compile_wiki(settings, conn, tools)
     context.log.info(f"wiki: {len(result.pages)} pages under {settings.wiki_root}")
     kinds = {kind: sum(1 for p in result.pages if p.kind == kind) for kind in ("entity", "concept")}
-    preview = _markdown_table([{"page": p.path, "title": p.title, "facts": len(p.fact_ids)}
+    preview = markdown_table([{"page": p.path, "title": p.title, "facts": len(p.fact_ids)}
                                for p in result.pages[:12]]) if result.pages else "_no pages: nothing is believed yet_"
     return dg.MaterializeResult(metadata={
         "dagster/row_count": len(result.pages),

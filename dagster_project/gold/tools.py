@@ -32,6 +32,7 @@ from dagster_project.silver.derive import derive
 
 __all__ = ["REDACTED", "Denied", "ToolError", "Tools", "open_tools"]
 LOW_CONFIDENCE = 0.5
+MIRRORED_AUTHORITY = 2  # the Hindsight mirror retains facts of tiers 1-2 only (audit/hindsight.py)
 
 
 def _when(as_of: datetime | str | None) -> datetime | None:
@@ -275,20 +276,23 @@ class Tools(Session):
         """Hindsight's verified answers in the ledger's shape, or none and why the ledger must answer."""
         if not self.settings.hindsight_url:
             return [], "Hindsight is not configured; the ledger answered"
-        from dagster_project.audit import hindsight  # the peer adapter; imported only when configured
+        from dagster_project.peers import hindsight  # the client; imported only when configured
 
         try:
             if self._peer is None:
                 self._peer = hindsight.HindsightPeer(self.settings.hindsight_url)
-            found = hindsight.recall(self._peer, namespace, query, k, conn=self.engine)
+            found = hindsight.recall(self._peer, namespace, query, k)
         except hindsight.HindsightError as exc:
             return [], f"Hindsight did not answer ({exc}); escalated to the ledger"
         ids = list(dict.fromkeys(a["fact_id"] for a in found if a.get("fact_id")))
         if not ids:
             return [], "Hindsight had no current answer; escalated to the ledger"
+        # verified under the caller's row-level security: only what the ledger holds now as current,
+        # uncontested and authoritative (what the mirror retains) is served, as the ledger serves it
         with self.scope([namespace]) as conn:
             facts = {f["fact_id"]: f for f in served.served_facts(
-                conn, "f.fact_id = ANY(%(ids)s) AND f.valid_to IS NULL", {"ids": ids})}
+                conn, "f.fact_id = ANY(%(ids)s) AND f.valid_to IS NULL AND NOT f.contested "
+                "AND f.authority <= %(tier)s", {"ids": ids, "tier": MIRRORED_AUTHORITY})}
         answers = [{**facts[i], "kind": "fact"} for i in ids if i in facts]
         if not answers or min(a["confidence"] for a in answers) < LOW_CONFIDENCE:
             return [], "Hindsight's answer has low confidence; escalated to the ledger"

@@ -5,7 +5,7 @@ No ``from __future__ import annotations`` here: Dagster inspects the real type h
 
 import dagster as dg
 
-from dagster_project.bronze.assets import BRONZE_EVENTS, _markdown_table
+from dagster_project.bronze.assets import BRONZE_EVENTS, markdown_table
 from dagster_project.resources import MedallionResource
 from dagster_project.silver.derive import derive
 
@@ -62,7 +62,7 @@ def silver_derive(context: dg.AssetExecutionContext, config: DeriveConfig, medal
     if report.failures or report.overlay_failures:  # parked, not fatal: listed in gold.review_queue
         context.log.warning(f"{len(report.failures)} event(s) parked in silver.derivation_failures; overlay "
                             f"anchoring failed for {sorted(report.overlay_failures) or 'no namespace'}")
-    preview = _markdown_table([dict(zip(("decision", "outcome", "subject", "predicate", "statement"), r, strict=True))
+    preview = markdown_table([dict(zip(("decision", "outcome", "subject", "predicate", "statement"), r, strict=True))
                                for r in recent])
     for name, key in SILVER_KEYS.items():
         metadata: dict = {"dagster/row_count": counts[name]}

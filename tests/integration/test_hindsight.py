@@ -19,8 +19,8 @@ import pytest
 pytest.importorskip("hindsight_client", reason="the [hindsight] extra is not installed")
 
 from dagster_project.audit import hindsight  # noqa: E402
-from dagster_project.audit.hindsight import HindsightPeer  # noqa: E402
 from dagster_project.gold.tools import Tools, open_tools  # noqa: E402
+from dagster_project.peers.hindsight import HindsightError, HindsightPeer, Memory  # noqa: E402
 from dagster_project.settings import Settings  # noqa: E402
 from tests.support.hindsight_server import STARTUP_SECONDS, hindsight_url  # noqa: E402, F401
 
@@ -206,7 +206,7 @@ def test_peer_is_usable_inside_a_running_event_loop_and_closes_cleanly(hindsight
     """The peer owns its loop thread: callable from async code (Dagster, MCP) and closable twice."""
     p = HindsightPeer(hindsight_url)
 
-    async def inside() -> list[hindsight.Memory]:
+    async def inside() -> list[Memory]:
         p.retain(ns, "doc-1", "Carol likes green tea.", {"fact_id": "f-1"})
         return p.value_of(ns, "doc-1")
 
@@ -216,11 +216,11 @@ def test_peer_is_usable_inside_a_running_event_loop_and_closes_cleanly(hindsight
     assert p.value_of("hs-no-such-bank", "doc-1") == []
     p.close()
     p.close()
-    with pytest.raises(hindsight.HindsightError):
+    with pytest.raises(HindsightError):
         p.value_of(ns, "doc-1")
     with HindsightPeer("http://127.0.0.1:9", timeout=5) as dead:
         assert dead.health() is False
-        with pytest.raises(hindsight.HindsightError, match="unreachable"):
+        with pytest.raises(HindsightError, match="unreachable"):
             dead.value_of(ns, "doc-1")
 
 

@@ -1,0 +1,1 @@
+"""Clients of peer systems the memory talks to (Hindsight). They know nothing of the ledger."""
