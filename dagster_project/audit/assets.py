@@ -9,11 +9,9 @@ import io
 import dagster as dg
 
 from dagster_project.audit import drift
-from dagster_project.bronze.assets import BRONZE_EVENTS, markdown_table
-from dagster_project.gold.assets import WIKI
+from dagster_project.bronze.assets import markdown_table
+from dagster_project.keys import BRONZE_EVENTS, DRIFT_REPORT, HINDSIGHT_MIRROR, SILVER, WIKI
 from dagster_project.resources import MedallionResource
-
-DRIFT_REPORT = dg.AssetKey(["gold", "drift_report"])
 
 
 def plot_png(history: list[dict]) -> str:
@@ -43,7 +41,7 @@ def plot_png(history: list[dict]) -> str:
 
 @dg.asset(
     key=DRIFT_REPORT,
-    deps=[BRONZE_EVENTS, dg.AssetKey(["silver", "facts"]), dg.AssetKey(["silver", "chunks"]), WIKI],
+    deps=[BRONZE_EVENTS, SILVER["facts"], SILVER["chunks"], WIKI],
     group_name="gold",
     kinds={"python", "postgres"},
     description="The drift audit (A1): Bronze chain, Silver coverage and orphans, projection hashes, the "
@@ -70,8 +68,8 @@ def drift_report(context: dg.AssetExecutionContext, medallion: MedallionResource
 
 
 @dg.asset(
-    key=dg.AssetKey(["gold", "hindsight_mirror"]),
-    deps=[dg.AssetKey(["silver", "facts"]), dg.AssetKey(["silver", "overlays"])],
+    key=HINDSIGHT_MIRROR,
+    deps=[SILVER["facts"], SILVER["overlays"]],
     group_name="gold",
     kinds={"python"},
     description="One-way mirror of authoritative current facts into the Hindsight peer (A2), when HINDSIGHT_URL "

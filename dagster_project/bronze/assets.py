@@ -9,9 +9,8 @@ import dagster as dg
 from dagster_project.bronze import integrity
 from dagster_project.bronze.ingest import latest_events
 from dagster_project.bronze.landing import land_inbox, pending_files
+from dagster_project.keys import BRONZE_EVENTS
 from dagster_project.resources import MedallionResource
-
-BRONZE_EVENTS = dg.AssetKey(["bronze", "events"])
 
 
 def markdown_table(rows: list[dict]) -> str:

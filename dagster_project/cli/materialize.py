@@ -71,9 +71,9 @@ def run_summary(result: Any, job: str) -> dict[str, Any]:
         metadata["/".join(mat.asset_key.path)] = {k: plain(v.value) for k, v in mat.metadata.items()}
     checks = result.get_asset_check_evaluations()
     failed = sorted(f"{'/'.join(c.asset_key.path)}:{c.check_name}" for c in checks if not c.passed)
-    from dagster_project.silver.assets import SILVER_TABLES
+    from dagster_project.keys import PYTHON_ASSETS
 
-    python_keys = {"bronze/events", "gold/column_meta", *(f"silver/{name}" for name in SILVER_TABLES)}
+    python_keys = {"/".join(key.path) for key in PYTHON_ASSETS}
     dbt_keys = [k for k in metadata if k not in python_keys]
     return {
         "job": job,

@@ -8,17 +8,16 @@ import os
 import dagster as dg
 from dagster_dbt import build_schedule_from_dbt_selection, dbt_assets
 
-from dagster_project.bronze.assets import BRONZE_EVENTS, markdown_table
+from dagster_project.bronze.assets import markdown_table
 from dagster_project.gold import dictionary
 from dagster_project.gold.dbt import TRANSLATOR, dbt_cli, dbt_environment, prepare_manifest, project
 from dagster_project.gold.tools import open_tools
 from dagster_project.gold.wiki import compile_wiki
+from dagster_project.keys import ALERTS, BRONZE_EVENTS, COLUMN_META, DRIFT_REPORT, REVIEW_QUEUE, SILVER, WIKI
 from dagster_project.resources import MedallionResource
 
-WIKI = dg.AssetKey(["gold", "wiki"])
 MANIFEST = prepare_manifest()
 MANIFEST_DATABASE = "medallion"  # profiles.yml's default dbname, which `dbt parse` compiles in
-COLUMN_META = dg.AssetKey(["gold", "column_meta"])
 
 
 @dbt_assets(manifest=MANIFEST, project=project, dagster_dbt_translator=TRANSLATOR, name="dbt_build")
@@ -69,7 +68,7 @@ def data_dictionary(context: dg.AssetExecutionContext, medallion: MedallionResou
 
 @dg.asset(
     key=WIKI,
-    deps=[dg.AssetKey(["silver", name]) for name in ("facts", "entities", "edges", "overlays")],
+    deps=[SILVER[name] for name in ("facts", "entities", "edges", "overlays")],
     group_name="gold",
     kinds={"python", "markdown"},
     description="The compiled wiki (G10): a page per entity and per shared belief, rendered from the ledger "
@@ -104,9 +103,8 @@ refresh_olap_schedule = build_schedule_from_dbt_selection(
 # then the review queue and alerts that list its findings.
 drift_audit_job = dg.define_asset_job(
     "drift_audit",
-    selection=dg.AssetSelection.keys(dg.AssetKey(["gold", "drift_report"]), dg.AssetKey(["gold", "review_queue"]),
-                                     dg.AssetKey(["gold", "alerts"]))
-    | dg.AssetSelection.checks_for_assets(BRONZE_EVENTS, dg.AssetKey(["silver", "facts"])),
+    selection=dg.AssetSelection.keys(DRIFT_REPORT, REVIEW_QUEUE, ALERTS)
+    | dg.AssetSelection.checks_for_assets(BRONZE_EVENTS, SILVER["facts"]),
     description="Daily drift audit: Bronze chain and checkpoints, coverage, projections, Hindsight, stale facts; "
     "ledger invariants; review queue and alerts.",
 )

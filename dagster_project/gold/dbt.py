@@ -119,23 +119,19 @@ def prepare_manifest(force: bool = False) -> Path:
 class MedallionDbtTranslator(DagsterDbtTranslator):
     """One lineage from the inbox to Gold.
 
-    dbt sources take the keys of the Python assets that write them: every ``bronze.*`` table is landed
-    by ``bronze/events`` (quarantine, checkpoints and chain heads are written in the same
-    transaction), ``silver.<table>`` is ``silver/<table>``, and ``telemetry.model_calls`` is written by
-    the derivation with ``silver/derivations``. Models are keyed ``<schema>/<name>`` and grouped by
-    layer.
+    A dbt source takes the key of the Python asset that writes it, declared in ``sources.yml`` as
+    ``meta: {dagster: {asset_key: [...]}}`` where it differs from ``<schema>/<table>`` (every
+    ``bronze.*`` table is landed by ``bronze/events``; ``telemetry.model_calls`` is written by the
+    derivation with ``silver/derivations``; ``gold.wiki_pages`` by ``gold/wiki``). Models are keyed
+    ``<schema>/<name>`` and grouped by layer.
     """
 
     def get_asset_key(self, dbt_resource_props: Mapping[str, Any]) -> dg.AssetKey:
+        declared = ((dbt_resource_props.get("meta") or {}).get("dagster") or {}).get("asset_key")
+        if declared:
+            return dg.AssetKey(declared)
         if dbt_resource_props["resource_type"] == "source":
-            schema, name = dbt_resource_props["source_name"], dbt_resource_props["name"]
-            if schema == "bronze":
-                return dg.AssetKey(["bronze", "events"])
-            if (schema, name) == ("telemetry", "model_calls"):
-                return dg.AssetKey(["silver", "derivations"])
-            if (schema, name) == ("gold", "wiki_pages"):
-                return dg.AssetKey(["gold", "wiki"])
-            return dg.AssetKey([schema, name])
+            return dg.AssetKey([dbt_resource_props["source_name"], dbt_resource_props["name"]])
         schema = dbt_resource_props.get("config", {}).get("schema") or dbt_resource_props.get("schema")
         return dg.AssetKey([schema, dbt_resource_props["name"]])
 

@@ -5,11 +5,12 @@ No ``from __future__ import annotations`` here: Dagster inspects the real type h
 
 import dagster as dg
 
-from dagster_project.bronze.assets import BRONZE_EVENTS, markdown_table
+from dagster_project.bronze.assets import markdown_table
+from dagster_project.keys import BRONZE_EVENTS, SILVER
 from dagster_project.resources import MedallionResource
 from dagster_project.silver.derive import derive
 
-SILVER_TABLES = {
+DESCRIPTIONS = {
     "facts": "The bitemporal ledger of atomic facts (S5): every version, with provenance and fingerprint.",
     "entities": "Entities the facts are about, with aliases (S11).",
     "edges": "Entity-to-entity edges drawn from entity-valued facts (S11).",
@@ -22,7 +23,6 @@ SILVER_TABLES = {
     "overlays": "People's overlays (edit, annotate, redact) anchored to the current ledger (G6).",
     "predicates": "The predicate vocabulary in use per namespace, curated and learned, with aliases and examples.",
 }
-SILVER_KEYS = {name: dg.AssetKey(["silver", name]) for name in SILVER_TABLES}
 
 
 class DeriveConfig(dg.Config):
@@ -33,11 +33,11 @@ class DeriveConfig(dg.Config):
 
 @dg.multi_asset(
     specs=[
-        dg.AssetSpec(key, deps=[BRONZE_EVENTS], description=SILVER_TABLES[name], group_name="silver",
+        dg.AssetSpec(key, deps=[BRONZE_EVENTS], description=DESCRIPTIONS[name], group_name="silver",
                      kinds={"postgres", "python"},
                      # derive incrementally whenever Bronze lands (the daemon's automation sensor)
                      automation_condition=dg.AutomationCondition.eager())
-        for name, key in SILVER_KEYS.items()
+        for name, key in SILVER.items()
     ],
     name="silver_derive",
     can_subset=False,
@@ -48,7 +48,7 @@ def silver_derive(context: dg.AssetExecutionContext, config: DeriveConfig, medal
         report = derive(conn, settings, full_rebuild=config.full_rebuild)
         counts = {
             name: conn.execute(f"SELECT count(*) FROM silver.{name}").fetchone()[0]  # noqa: S608 - fixed names
-            for name in SILVER_TABLES
+            for name in SILVER
         }
         recent = conn.execute(
             "SELECT r.decision, r.outcome, e.canonical_name AS subject, f.predicate, "
@@ -64,7 +64,7 @@ def silver_derive(context: dg.AssetExecutionContext, config: DeriveConfig, medal
                             f"anchoring failed for {sorted(report.overlay_failures) or 'no namespace'}")
     preview = markdown_table([dict(zip(("decision", "outcome", "subject", "predicate", "statement"), r, strict=True))
                                for r in recent])
-    for name, key in SILVER_KEYS.items():
+    for name, key in SILVER.items():
         metadata: dict = {"dagster/row_count": counts[name]}
         if name == "facts":
             metadata.update({

@@ -1,0 +1,17 @@
+"""Every asset key the Dagster code location names, in one place (the dbt models' keys come from the
+dbt translator in ``gold/dbt.py``: ``<schema>/<name>``, or what ``sources.yml`` declares)."""
+
+import dagster as dg
+
+from dagster_project.silver.derive import SILVER_TABLES
+
+BRONZE_EVENTS = dg.AssetKey(["bronze", "events"])
+# the Silver tables the derivation writes (one step, silver_derive), keyed silver/<table>
+SILVER = {table.split(".", 1)[1]: dg.AssetKey(table.split(".", 1)) for table in SILVER_TABLES}
+WIKI = dg.AssetKey(["gold", "wiki"])
+COLUMN_META = dg.AssetKey(["gold", "column_meta"])
+DRIFT_REPORT = dg.AssetKey(["gold", "drift_report"])
+HINDSIGHT_MIRROR = dg.AssetKey(["gold", "hindsight_mirror"])
+REVIEW_QUEUE = dg.AssetKey(["gold", "review_queue"])  # a dbt model
+ALERTS = dg.AssetKey(["gold", "alerts"])  # a dbt model
+PYTHON_ASSETS = (BRONZE_EVENTS, *SILVER.values(), WIKI, COLUMN_META, DRIFT_REPORT, HINDSIGHT_MIRROR)
