@@ -334,8 +334,8 @@ def build_medallion(settings: Settings, samples: list[dict[str, Any]], distiller
 def code_versions() -> dict[str, str]:
     """sha256 (first 12 hex digits) of the engine files these figures depend on."""
     root = Path(__file__).resolve().parents[1] / "dagster_project"
-    names = ("gold/tools.py", "gold/fusion.py", "silver/derive.py", "silver/chunks.py", "silver/resolve.py",
-             "silver/judge.py")
+    names = ("gold/search.py", "gold/served.py", "gold/fusion.py", "gold/graph.py", "silver/derive.py",
+             "silver/chunks.py", "silver/restate.py", "silver/resolve.py", "silver/judge.py")
     out = {n: hashlib.sha256((root / n).read_bytes()).hexdigest()[:12] for n in names}
     distiller = sorted((root / "silver" / "distill").rglob("*.py"))
     out["silver/distill"] = hashlib.sha256(b"".join(p.read_bytes() for p in distiller)).hexdigest()[:12]
