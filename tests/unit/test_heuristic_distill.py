@@ -121,10 +121,11 @@ def test_s1_a_date_is_neither_a_version_nor_a_phone_number(content: str) -> None
 
 
 @pytest.mark.parametrize("content", ["Maya's mom was interested in pottery.", "Sam's dog is really old now.",
-                                     "Our family is wonderful, all five of us."])
+                                     "Our family is wonderful, all five of us.",
+                                     "My family is my motivation and they keep me going.", "My dog is my best friend."])
 def test_s1_an_adjective_about_a_relative_is_not_who_the_relative_is(content: str) -> None:
-    """S1: "X's mom was interested in pottery" describes the mom; (X, mom, 'interested in pottery')
-    would make a later "X's mom is Rosa" supersede a description."""
+    """S1: "X's mom was interested in pottery" or "my dog is my best friend" describes the relative;
+    (X, mom, 'interested in pottery') would make a later "X's mom is Rosa" supersede a description."""
     facts = DISTILLER.distill(make_event(content))
     assert not [f for f in facts if f.predicate in ("mom", "mother", "dog", "family")], facts
 

@@ -92,6 +92,12 @@ def _owner(s: Sentence, noun: Any) -> str | None:
     return s.text([t for t in poss[0].subtree if not (t.dep_ == "case" and t.head.i == poss[0].i)]) or None
 
 
+def _same_possessor(noun: Any, other: Any) -> bool:
+    """Both sides are owned by the same possessor ("my X is my Y", "his job is his life")."""
+    mine, theirs = children(noun, "poss"), children(other, "poss")
+    return bool(mine and theirs) and mine[0].lower_ == theirs[0].lower_
+
+
 def _noun_relation(s: Sentence, noun: Any) -> str:
     """The attribute a relational noun names, with its modifiers ("favourite board game",
     "primary on-call"), without articles and possessors."""
@@ -158,6 +164,8 @@ def relational_noun(s: Sentence) -> Reading | None:
             return None
         if noun.i == subj[0].i and other.dep_ == "acomp":
             return None  # "X's mom was interested in art" describes the mom; it does not say who she is
+        if _same_possessor(noun, other):
+            return None  # "my family is my motivation": a description of the family, not who it is
         relation = _noun_relation(s, noun)
         rel = relation if noun.i == subj[0].i else f"the {relation} of"
         return make_reading(s, owner_name, rel, other, "relational_noun", stative=noun.tag_ in ("NN", "NNP"),
