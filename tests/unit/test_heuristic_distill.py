@@ -130,6 +130,16 @@ def test_s1_an_adjective_about_a_relative_is_not_who_the_relative_is(content: st
     assert not [f for f in facts if f.predicate in ("mom", "mother", "dog", "family")], facts
 
 
+@pytest.mark.parametrize(("content", "not_subject"), [("They really bring so much joy into my life.", "so much joy"),
+                                                    ("The kids brought some cookies to school.", "cookies")])
+def test_s1_only_a_particular_thing_takes_a_new_value(content: str, not_subject: str) -> None:
+    """S1: "raised the budget to 55k" gives the budget a new value; "bring so much joy into my life"
+    moves no particular thing, so "so much joy" is no subject with a one-valued slot."""
+    facts = DISTILLER.distill(make_event(content))
+    assert not [f for f in facts if f.subject == not_subject], facts
+    assert DISTILLER.distill(make_event("Finance raised the budget to 55k."))[0].subject == "budget"
+
+
 def test_s1_a_nested_possessive_keeps_its_owner() -> None:
     """S1: "my sister's husband" is the husband of the speaker's sister, not of "Alicesister"."""
     facts = DISTILLER.distill(make_event("My sister's husband is Tomas."))

@@ -209,8 +209,19 @@ def changed_attribute(s: Sentence) -> Reading | None:
     if owner:
         return make_reading(s, owner, _noun_relation(s, thing), value_head, "changed_attribute", stative=True,
                         definite=True)
+    if objs and not _definite(thing):
+        return None  # "they bring so much joy into my life": no particular thing took a new value
     return make_reading(s, subject_name(s, thing), verb_relation, value_head, "changed_attribute", stative=True,
                     definite=True)
+
+
+def _definite(noun: Any) -> bool:
+    """A particular thing: a name, or a noun with "the" / "this" / "that" or an owner ("the budget",
+    "orders-db"), not an amount or a kind ("so much joy", "some changes")."""
+    if noun.tag_ in PROPER or noun.pos_ == "PROPN":
+        return True
+    return any(c.dep_ == "poss" or c.dep_ == "det" and c.lower_ in ("the", "this", "that", "these", "those")
+               for c in noun.children)
 
 
 def named(s: Sentence) -> Reading | None:
