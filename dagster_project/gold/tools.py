@@ -46,7 +46,6 @@ def _when(as_of: datetime | str | None) -> datetime | None:
     return when
 
 
-
 class Tools(Session):
     """Capability-gated access to one memory. Use :func:`open_tools`; close it (or use ``with``)."""
 
