@@ -35,7 +35,7 @@ from typing import Any
 
 import psycopg
 
-from dagster_project.gold.served import OVERLAYS_JOIN, REDACTED, compose
+from dagster_project.gold.served import AUTHORITATIVE, MIRRORED_MAX_AUTHORITY, OVERLAYS_JOIN, REDACTED, compose
 from dagster_project.peers.hindsight import HindsightPeer, Memory
 from dagster_project.peers.hindsight import recall as peer_recall
 
@@ -49,7 +49,7 @@ FROM silver.facts f
 """ + OVERLAYS_JOIN + """WHERE (%(ns)s::text[] IS NULL OR f.namespace = ANY(%(ns)s)) {extra}
 ORDER BY f.namespace, f.subject_id, f.predicate, f.valid_from, f.fact_id
 """
-_AUTHORITATIVE = "AND f.valid_to IS NULL AND NOT f.contested AND f.authority <= %(max_authority)s"
+_AUTHORITATIVE = "AND " + AUTHORITATIVE
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ def _normal(text: str) -> str:
 
 # ---------------------------------------------------------------------- the ledger side
 def ledger_facts(conn: psycopg.Connection, namespaces: Sequence[str] | None = None, *,
-                 authoritative_only: bool = False, max_authority: int = 2,
+                 authoritative_only: bool = False, max_authority: int = MIRRORED_MAX_AUTHORITY,
                  fact_ids: Sequence[str] | None = None) -> list[LedgerFact]:
     """Ledger facts as served (people's overlays applied), optionally only the authoritative current ones."""
     extra = (_AUTHORITATIVE if authoritative_only else "") + (" AND f.fact_id = ANY(%(ids)s)" if fact_ids else "")
@@ -137,7 +137,7 @@ def _namespaces(conn: psycopg.Connection, namespaces: Sequence[str] | None) -> l
 
 
 def mirror(conn: psycopg.Connection, peer: HindsightPeer, namespaces: Sequence[str] | None = None,
-           max_authority: int = 2) -> dict[str, Any]:
+           max_authority: int = MIRRORED_MAX_AUTHORITY) -> dict[str, Any]:
     """One-way mirror of authoritative current facts into Hindsight (A2). Returns counts and timings.
 
     Per namespace: Hindsight's documents are listed once; a slot is (re-)retained when Hindsight lacks
@@ -195,7 +195,8 @@ def _sample_key(seed: int, fact: LedgerFact) -> str:
 
 
 def sample_audit(conn: psycopg.Connection, peer: HindsightPeer, n: int = 20, seed: int = 0,
-                 namespaces: Sequence[str] | None = None, max_authority: int = 2) -> list[dict[str, Any]]:
+                 namespaces: Sequence[str] | None = None,
+                 max_authority: int = MIRRORED_MAX_AUTHORITY) -> list[dict[str, Any]]:
     """Draw ``n`` authoritative current slots and classify Hindsight's copy of each (A2).
 
     The sample is deterministic: slots are ranked by a hash of (seed, namespace, slot), so the same
@@ -265,7 +266,7 @@ def as_findings(results: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def recall(peer: HindsightPeer, namespace: str, query: str, k: int = 5, *,
-           conn: psycopg.Connection | None = None, max_authority: int = 2) -> list[dict[str, Any]]:
+           conn: psycopg.Connection | None = None, max_authority: int = MIRRORED_MAX_AUTHORITY) -> list[dict[str, Any]]:
     """Hindsight's answers (:func:`dagster_project.peers.hindsight.recall`), checked against the ledger.
 
     With ``conn`` (an engine connection, for the audit) Hindsight only ranks: answers whose fact the

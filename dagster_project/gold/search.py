@@ -26,6 +26,7 @@ from typing import Any
 import psycopg
 
 from dagster_project.gold import fusion, graph, served
+from dagster_project.silver import queries as silver_queries
 from dagster_project.silver.embed import load_model
 
 CANDIDATES = 50  # each list's length
@@ -261,8 +262,7 @@ def serve(conn: psycopg.Connection, request: SearchRequest, found: Candidates, s
     results: list[dict[str, Any]] = []
     redacted_by_event = served.redactions_by_event(conn, sorted({r[1] for r in found.chunk_rows.values()}))
     for fact in facts:
-        redacted = fact.get("_redacted") or []
-        if redacted and query_words & set().union(*(words(r) for r in redacted)):
+        if _found_by(fact.get("_redacted") or [], query_words):
             continue  # a search for redacted words does not return the fact
         boost = 1.0 + 0.1 * float(fact.get("importance") or 0) + 0.05 * served.freshness(fact)
         results.append({**served.finish(fact), "score": round(scores[fact["fact_id"]] * boost, 6), "kind": "fact"})
@@ -273,14 +273,14 @@ def serve(conn: psycopg.Connection, request: SearchRequest, found: Candidates, s
         if not stands.current and not request.include_superseded:
             continue  # its facts are no longer believed: not served as current
         redacted = redacted_by_event.get(event_id, [])
-        if redacted and query_words & set().union(*(words(r) for r in redacted)):
+        if _found_by(redacted, query_words):
             continue
         snippet = text
         for phrase in redacted:
             snippet = snippet.replace(phrase, served.REDACTED)
         results.append({
             "kind": "chunk", "chunk_id": cid, "fact_id": None, "subject": None, "predicate": None, "value": None,
-            "statement": snippet, "valid_from": served.iso(occurred_at), "valid_to": None, "recorded_at": None,
+            "statement": snippet, "valid_from": silver_queries.iso(occurred_at), "valid_to": None, "recorded_at": None,
             "superseded_at": None, "authority": None, "confidence": None, "contested": False,
             "current": stands.current, "score": round(scores[cid] * stands.factor, 6),
             "supports": list(stands.supports),
@@ -290,6 +290,11 @@ def serve(conn: psycopg.Connection, request: SearchRequest, found: Candidates, s
                            "source_event_id": seid, "provenance_root": root},
         })
     return results
+
+
+def _found_by(redacted: list[str], query_words: set[str]) -> bool:
+    """Whether the query asks for words a person redacted (then the item is not returned at all)."""
+    return any(query_words & words(phrase) for phrase in redacted)
 
 
 def _superseding(conn: psycopg.Connection, standing: dict[str, fusion.ChunkStanding],

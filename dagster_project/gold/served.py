@@ -20,6 +20,10 @@ from dagster_project.silver import entities
 from dagster_project.silver import queries as silver_queries
 
 REDACTED = "[redacted]"
+# What the Hindsight mirror retains (audit/hindsight.py) and what its answers must still be in the ledger
+# to be served: current, uncontested, of the authority tiers 1-2.
+MIRRORED_MAX_AUTHORITY = 2
+AUTHORITATIVE = "f.valid_to IS NULL AND NOT f.contested AND f.authority <= %(max_authority)s"
 
 # The active overlays of each fact ``f`` as one JSON column ``overlays`` (composed on read).
 OVERLAYS_JOIN = """
@@ -48,10 +52,6 @@ JOIN silver.entities e ON e.entity_id = f.subject_id
 LEFT JOIN LATERAL (SELECT p.source_event_id FROM gold.event_provenance p WHERE p.event_id = f.bronze_event_id
                    OFFSET 0) p ON true
 """ + OVERLAYS_JOIN
-
-
-def iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
 
 
 def compose(fact: dict[str, Any], applied: list[dict[str, Any]]) -> dict[str, Any]:

@@ -32,7 +32,6 @@ from dagster_project.silver.derive import derive
 
 __all__ = ["REDACTED", "Denied", "ToolError", "Tools", "open_tools"]
 LOW_CONFIDENCE = 0.5
-MIRRORED_AUTHORITY = 2  # the Hindsight mirror retains facts of tiers 1-2 only (audit/hindsight.py)
 
 
 def _when(as_of: datetime | str | None) -> datetime | None:
@@ -151,7 +150,7 @@ class Tools(Session):
                 if start + len(text) > len(content):
                     content += text[max(0, len(content) - start):]
             return [{"path": head[0], "version_hash": head[1], "parent_hash": head[2], "content": content,
-                     "recorded_at": served.iso(head[4]),
+                     "recorded_at": silver_queries.iso(head[4]),
                      "provenance": {"bronze_event_id": head[3], "namespace": namespace, "source": head[5],
                                     "source_event_id": head[6], "provenance_root": head[7]}}]
         return self.call("read", namespace, path, run)
@@ -195,7 +194,8 @@ class Tools(Session):
                     for step, found in zip(path, walked, strict=True)]
             last = hops[-1]
             values = [f["subject"] if last["inverse"] else f["value"] for f in last["facts"]]
-            return {"entity": entity, "namespace": namespace, "as_of": served.iso(when), "hops": hops, "values": values}
+            return {"entity": entity, "namespace": namespace, "as_of": silver_queries.iso(when), "hops": hops,
+                    "values": values}
         return self.call("follow", namespace, " ".join([entity, *map(str, predicates or [])]), run,
                           logged=lambda r: [f for hop in r["hops"] for f in hop["facts"]])
 
@@ -290,8 +290,8 @@ class Tools(Session):
         # uncontested and authoritative (what the mirror retains) is served, as the ledger serves it
         with self.scope([namespace]) as conn:
             facts = {f["fact_id"]: f for f in served.served_facts(
-                conn, "f.fact_id = ANY(%(ids)s) AND f.valid_to IS NULL AND NOT f.contested "
-                "AND f.authority <= %(tier)s", {"ids": ids, "tier": MIRRORED_AUTHORITY})}
+                conn, f"f.fact_id = ANY(%(ids)s) AND {served.AUTHORITATIVE}",
+                {"ids": ids, "max_authority": served.MIRRORED_MAX_AUTHORITY})}
         answers = [{**facts[i], "kind": "fact"} for i in ids if i in facts]
         if not answers or min(a["confidence"] for a in answers) < LOW_CONFIDENCE:
             return [], "Hindsight's answer has low confidence; escalated to the ledger"

@@ -23,7 +23,8 @@ LEFT JOIN bronze.events b ON b.event_id = f.bronze_event_id
 """
 
 
-def _iso(value: datetime | None) -> str | None:
+def iso(value: datetime | None) -> str | None:
+    """A timestamp as served (ISO 8601), or None."""
     return value.isoformat() if value is not None else None
 
 
@@ -34,8 +35,8 @@ def as_json(row: tuple[Any, ...]) -> dict[str, Any]:
     return {
         "fact_id": fact_id, "subject": subject, "predicate": pred,
         "value": value,
-        "statement": statement, "valid_from": _iso(valid_from), "valid_to": _iso(valid_to),
-        "recorded_at": _iso(recorded_at), "superseded_at": _iso(superseded_at), "verified_at": _iso(verified_at),
+        "statement": statement, "valid_from": iso(valid_from), "valid_to": iso(valid_to),
+        "recorded_at": iso(recorded_at), "superseded_at": iso(superseded_at), "verified_at": iso(verified_at),
         "authority": authority, "confidence": round(float(confidence), 4), "contested": contested,
         "superseded_by": superseded_by, "importance": round(float(importance), 4),
         "provenance": {"bronze_event_id": event_id, "namespace": namespace, "source": source,
