@@ -19,6 +19,7 @@ WORKDIR /opt/medallion
 
 # The project: the package plus the dbt project and the derivation models it runs.
 COPY pyproject.toml README.md requirements-parser.txt ./
+COPY medallion ./medallion
 COPY dagster_project ./dagster_project
 COPY dbt_project ./dbt_project
 COPY models ./models

@@ -30,7 +30,7 @@ demo: $(STAMP)
 	$(BIN)/python -m dagster_project.demo
 
 test: $(STAMP) $(HS_STAMP)
-	$(BIN)/ruff check dagster_project tests bench
+	$(BIN)/ruff check medallion dagster_project tests bench
 	$(BIN)/lint-imports
 	MEDALLION_HINDSIGHT_PYTHON=$(CURDIR)/$(HS_VENV)/bin/python $(BIN)/python -m pytest -q
 
@@ -44,7 +44,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
 
 lint: $(STAMP)
-	$(BIN)/ruff check dagster_project tests bench
+	$(BIN)/ruff check medallion dagster_project tests bench
 	$(BIN)/lint-imports
 
 clean:

@@ -21,12 +21,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import bench_settings, median, write_result  # noqa: E402
 from bench.locomo_data import load, to_events  # noqa: E402
-from dagster_project.audit import drift  # noqa: E402
-from dagster_project.bronze.ingest import ingest_events  # noqa: E402
-from dagster_project.db.connection import connect  # noqa: E402
-from dagster_project.gold.tools import open_tools  # noqa: E402
-from dagster_project.gold.wiki import compile_wiki  # noqa: E402
-from dagster_project.silver.derive import derive  # noqa: E402
+from medallion.audit import drift  # noqa: E402
+from medallion.bronze.ingest import ingest_events  # noqa: E402
+from medallion.db.connection import connect  # noqa: E402
+from medallion.publish.wiki import compile_wiki  # noqa: E402
+from medallion.serve.tools import open_tools  # noqa: E402
+from medallion.silver.derive import derive  # noqa: E402
 
 
 def main() -> None:

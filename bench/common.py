@@ -15,8 +15,8 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 
-from dagster_project.db import embedded
-from dagster_project.settings import Settings
+from medallion.db import embedded
+from medallion.settings import Settings
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -64,14 +64,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import RESULTS, bench_settings, machine  # noqa: E402
 from bench.locomo import code_versions  # noqa: E402
-from dagster_project.bronze.ingest import ingest_events  # noqa: E402
-from dagster_project.db.connection import connect  # noqa: E402
-from dagster_project.gold.tools import open_tools  # noqa: E402
-from dagster_project.settings import Settings  # noqa: E402
-from dagster_project.silver.derive import derive  # noqa: E402
-from dagster_project.silver.distill.heuristic import HeuristicDistiller  # noqa: E402
-from dagster_project.silver.embed import load_model  # noqa: E402
-from dagster_project.silver.vocabulary import predicates as seed_predicates  # noqa: E402
+from medallion.bronze.ingest import ingest_events  # noqa: E402
+from medallion.db.connection import connect  # noqa: E402
+from medallion.serve.tools import open_tools  # noqa: E402
+from medallion.settings import Settings  # noqa: E402
+from medallion.silver.derive import derive  # noqa: E402
+from medallion.silver.embed import load_model  # noqa: E402
+from medallion.silver.providers.heuristic import HeuristicDistiller  # noqa: E402
+from medallion.silver.vocabulary import predicates as seed_predicates  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 # ../shared/data/… next to the checkout (as CI lays it out, like bench/locomo_data.py); the env var overrides.
@@ -348,7 +348,7 @@ def run_set(settings: Settings, key: str, record: dict[str, Any], start: Callabl
 def code() -> dict[str, str]:
     """The LoCoMo bench's engine hashes, plus the files that decide a fact's slot (the open vocabulary)."""
     out = code_versions()
-    for rel in ("dagster_project/silver/predicates.py", "dbt_project/seeds/predicates.csv",
+    for rel in ("medallion/silver/predicates.py", "dbt_project/seeds/predicates.csv",
                 "dbt_project/seeds/predicate_aliases.csv"):
         if (REPO / rel).exists():
             out[rel.split("/", 1)[1]] = hashlib.sha256((REPO / rel).read_bytes()).hexdigest()[:12]
@@ -362,8 +362,8 @@ def git_info() -> dict[str, Any]:
             return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
         except (OSError, subprocess.CalledProcessError):
             return ""
-    return {"commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain", "--", "dagster_project",
-                                                                   "dbt_project", "bench"))}
+    dirty = git("status", "--porcelain", "--", "medallion", "dagster_project", "dbt_project", "bench")
+    return {"commit": git("rev-parse", "HEAD"), "dirty": bool(dirty)}
 
 
 def targets(sets: dict[str, dict[str, Any]]) -> dict[str, Any]:

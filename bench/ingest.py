@@ -19,8 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import bench_settings, median, write_result  # noqa: E402
-from dagster_project.bronze.ingest import ingest_jsonl  # noqa: E402
-from dagster_project.db.connection import connect  # noqa: E402
+from medallion.bronze.ingest import ingest_jsonl  # noqa: E402
+from medallion.db.connection import connect  # noqa: E402
 
 SPEAKERS = ["user:alice", "user:bob", "agent:atlas", "user:carol"]
 

@@ -69,14 +69,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.common import RESULTS, bench_settings, machine  # noqa: E402
 from bench.locomo_data import CATEGORIES, DEFAULT_PATH, dia_id, load, questions, to_events  # noqa: E402
 from bench.locomo_replay import ObservationReplayDistiller  # noqa: E402
-from dagster_project.bronze.ingest import ingest_events  # noqa: E402
-from dagster_project.db.connection import connect, ensure_ready  # noqa: E402
-from dagster_project.gold.search import tsquery  # noqa: E402
-from dagster_project.gold.tools import open_tools  # noqa: E402
-from dagster_project.settings import Settings  # noqa: E402
-from dagster_project.silver.derive import derive  # noqa: E402
-from dagster_project.silver.distill.heuristic import HeuristicDistiller  # noqa: E402
-from dagster_project.silver.embed import load_model  # noqa: E402
+from medallion.bronze.ingest import ingest_events  # noqa: E402
+from medallion.db.connection import connect, ensure_ready  # noqa: E402
+from medallion.serve.search import tsquery  # noqa: E402
+from medallion.serve.tools import open_tools  # noqa: E402
+from medallion.settings import Settings  # noqa: E402
+from medallion.silver.derive import derive  # noqa: E402
+from medallion.silver.embed import load_model  # noqa: E402
+from medallion.silver.providers.heuristic import HeuristicDistiller  # noqa: E402
 
 KS = (5, 10, 25, 50)
 BUDGET_TOKENS = 1000
@@ -333,11 +333,11 @@ def build_medallion(settings: Settings, samples: list[dict[str, Any]], distiller
 
 def code_versions() -> dict[str, str]:
     """sha256 (first 12 hex digits) of the engine files these figures depend on."""
-    root = Path(__file__).resolve().parents[1] / "dagster_project"
-    names = ("gold/search.py", "gold/served.py", "gold/fusion.py", "gold/graph.py", "silver/derive.py",
+    root = Path(__file__).resolve().parents[1] / "medallion"
+    names = ("serve/search.py", "serve/served.py", "serve/fusion.py", "serve/graph.py", "silver/derive.py",
              "silver/chunks.py", "silver/restate.py", "silver/resolve.py", "silver/judge.py")
     out = {n: hashlib.sha256((root / n).read_bytes()).hexdigest()[:12] for n in names}
-    distiller = sorted((root / "silver" / "distill").rglob("*.py"))
+    distiller = sorted((root / "silver" / "providers").rglob("*.py"))
     out["silver/distill"] = hashlib.sha256(b"".join(p.read_bytes() for p in distiller)).hexdigest()[:12]
     migrations = sorted((root / "db" / "migrations").glob("*.sql"))
     out["db/migrations"] = hashlib.sha256(b"".join(m.read_bytes() for m in migrations)).hexdigest()[:12]

@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import bench_settings, write_result  # noqa: E402
-from dagster_project.gold.tools import open_tools  # noqa: E402
+from medallion.serve.tools import open_tools  # noqa: E402
 from tests.integration.test_plain_language import (  # noqa: E402
     fact_hits,
     fact_table,

@@ -21,9 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import bench_settings, write_result  # noqa: E402
 from bench.locomo_data import load, to_events  # noqa: E402
-from dagster_project.bronze.ingest import ingest_events  # noqa: E402
-from dagster_project.db.connection import connect  # noqa: E402
-from dagster_project.silver.derive import derive, ledger_hash  # noqa: E402
+from medallion.bronze.ingest import ingest_events  # noqa: E402
+from medallion.db.connection import connect  # noqa: E402
+from medallion.silver.derive import derive, ledger_hash  # noqa: E402
 
 # every chunk's id, context (the previous turn of its thread) and vector: Bronze order alone decides them
 CHUNKS_HASH = ("SELECT md5(string_agg(chunk_id || coalesce(context, '~') || embedding::text, ',' ORDER BY chunk_id)) "

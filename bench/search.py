@@ -44,15 +44,15 @@ from psycopg.types.json import Jsonb
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import bench_settings, median, write_result  # noqa: E402
-from dagster_project.bronze.ingest import ingest_events  # noqa: E402
-from dagster_project.db.connection import connect  # noqa: E402
-from dagster_project.gold import search as searching  # noqa: E402
-from dagster_project.gold.tools import open_tools  # noqa: E402
-from dagster_project.silver import entities as ent  # noqa: E402
-from dagster_project.silver.embed import load_model  # noqa: E402
-from dagster_project.silver.resolve import fact_id as make_fact_id  # noqa: E402
-from dagster_project.silver.routing import importance  # noqa: E402
-from dagster_project.silver.vocabulary import predicate as vocab  # noqa: E402
+from medallion.bronze.ingest import ingest_events  # noqa: E402
+from medallion.db.connection import connect  # noqa: E402
+from medallion.serve import search as searching  # noqa: E402
+from medallion.serve.tools import open_tools  # noqa: E402
+from medallion.silver import entities as ent  # noqa: E402
+from medallion.silver.embed import load_model  # noqa: E402
+from medallion.silver.resolve import fact_id as make_fact_id  # noqa: E402
+from medallion.silver.routing import importance  # noqa: E402
+from medallion.silver.vocabulary import predicate as vocab  # noqa: E402
 
 NAMESPACE = "p4"
 ENCODE_PASS = 50  # searches timed once with the query-vector cache cleared
@@ -398,8 +398,8 @@ def diagnose(tools, engine, admin, settings, queries: list[str], sources: list[d
 
     Not part of the targets; it is here so that a slow figure above comes with its cause.
     """
-    from dagster_project.gold.search import CANDIDATES, tsqueries
-    from dagster_project.gold.served import FACT_SELECT
+    from medallion.serve.search import CANDIDATES, tsqueries
+    from medallion.serve.served import FACT_SELECT
 
     where = "f.namespace = %(ns)s AND f.embedding IS NOT NULL AND f.valid_to IS NULL"
     vec_sql = f"SELECT f.fact_id FROM silver.facts f WHERE {where} ORDER BY f.embedding <=> %(q)s::vector LIMIT %(n)s"

@@ -16,9 +16,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import bench_settings, write_result  # noqa: E402
 from bench.locomo_data import load, to_events  # noqa: E402
-from dagster_project.bronze.ingest import ingest_events, ingest_jsonl  # noqa: E402
-from dagster_project.db.connection import connect  # noqa: E402
-from dagster_project.silver.derive import derive  # noqa: E402
+from medallion.bronze.ingest import ingest_events, ingest_jsonl  # noqa: E402
+from medallion.db.connection import connect  # noqa: E402
+from medallion.silver.derive import derive  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "team_events.jsonl"
 

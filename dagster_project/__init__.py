@@ -1,3 +1,2 @@
-"""medallion-memory: an agent's memory built as a lakehouse (Bronze → Silver → Gold)."""
-
-__version__ = "0.1.0"
+"""The Dagster code location of medallion-memory: asset modules (one per layer), resources, the dbt
+wiring, the asset keys and the jobs. Every asset body calls the engine (:mod:`medallion`)."""

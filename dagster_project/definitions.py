@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import dagster as dg
 
-from dagster_project.audit import assets as audit_assets
-from dagster_project.bronze import assets as bronze_assets
-from dagster_project.gold import assets as gold_assets
+from dagster_project.assets import audit as audit_assets
+from dagster_project.assets import bronze as bronze_assets
+from dagster_project.assets import gold as gold_assets
+from dagster_project.assets import silver as silver_assets
 from dagster_project.resources import MedallionResource
-from dagster_project.silver import assets as silver_assets
 
 _FULL = {"ops": {"silver_derive": {"config": {"full_rebuild": True}}}}
 _INCREMENTAL = {"ops": {"silver_derive": {"config": {"full_rebuild": False}}}}

@@ -16,12 +16,12 @@ import dagster as dg
 from rich.console import Console
 from rich.table import Table
 
-from dagster_project.bronze import integrity
-from dagster_project.db.connection import connect, ensure_ready
 from dagster_project.definitions import defs
-from dagster_project.gold.tools import open_tools
-from dagster_project.settings import get_settings
-from dagster_project.silver import queries
+from medallion.bronze import integrity
+from medallion.db.connection import connect, ensure_ready
+from medallion.serve import served
+from medallion.serve.tools import open_tools
+from medallion.settings import get_settings
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -55,11 +55,11 @@ def _print_silver(console: Console, conn, result) -> None:  # noqa: ANN001 - psy
     if row:
         ns, subject, pred = row
         console.print(f"[bold]A supersede[/bold]: history of {subject} {pred} ({ns})")
-        for version in queries.history(conn, ns, subject, pred):
+        for version in served.history(conn, ns, subject, pred):
             until = version["valid_to"][:10] if version["valid_to"] else "now"
             console.print(f"  {version['valid_from'][:10]} → {until}: {version['value']}  "
                           f"(authority {version['authority']}, {version['provenance']['source']})")
-    pair = queries.contested_pairs(conn, "team-atlas")
+    pair = served.contested(conn, "team-atlas")
     if pair:
         console.print("[bold]A contested pair[/bold] (waiting for a person in the review queue):")
         first = pair[0]
@@ -75,9 +75,9 @@ def _print_gold(console: Console, conn, result, dictionary: Path) -> None:  # no
     failures = f" [red](failed: {', '.join(failed)})[/red]" if failed else ""
     console.print(f"[bold]dbt[/bold] Silver views and Gold models built; {len(checks) - len(failed)} of "
                   f"{len(checks)} asset checks passed{failures}")
-    queue = Table("kind", "severity", "items", "example", title="Review queue (gold.review_queue)")
+    queue = Table("kind", "severity", "items", "example", title="Review queue (gold_marts.review_queue)")
     for kind, severity, n, example in conn.execute(
-        "SELECT item_kind, severity, count(*), left(min(summary), 90) FROM gold.review_queue "
+        "SELECT item_kind, severity, count(*), left(min(summary), 90) FROM gold_marts.review_queue "
         "GROUP BY item_kind, severity ORDER BY severity, item_kind"
     ):
         queue.add_row(kind, severity, str(n), example)
@@ -85,12 +85,13 @@ def _print_gold(console: Console, conn, result, dictionary: Path) -> None:  # no
     olap = Table("namespace", "facts", "current", "contested", "supersede rate", title="OLAP (gold.olap_*)")
     for ns, n, current, contested, rate in conn.execute(
         "SELECT f.namespace, sum(f.n_facts), sum(f.n_current), sum(f.n_contested), "
-        "round((SELECT sum(n_supersede)::numeric / nullif(sum(n_candidates), 0) FROM gold.olap_belief_changes_daily b "
-        "WHERE b.namespace = f.namespace), 3) FROM gold.olap_facts_daily f GROUP BY f.namespace ORDER BY 1"
+        "round((SELECT sum(n_supersede)::numeric / nullif(sum(n_candidates), 0) "
+        "FROM gold_marts.olap_belief_changes_daily b "
+        "WHERE b.namespace = f.namespace), 3) FROM gold_marts.olap_facts_daily f GROUP BY f.namespace ORDER BY 1"
     ):
         olap.add_row(ns, str(n), str(current), str(contested), str(rate))
     console.print(olap)
-    alerts = conn.execute("SELECT alert_type, count(*) FROM gold.alerts GROUP BY 1 ORDER BY 1").fetchall()
+    alerts = conn.execute("SELECT alert_type, count(*) FROM gold_marts.alerts GROUP BY 1 ORDER BY 1").fetchall()
     console.print("Alerts on monitored facts: " + (", ".join(f"{n} {kind}" for kind, n in alerts) or "none"))
     with open_tools(None) as tools:
         hits = tools.search("Where does Bob live now?", namespace="team-atlas", k=3)

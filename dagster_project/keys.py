@@ -1,9 +1,9 @@
 """Every asset key the Dagster code location names, in one place (the dbt models' keys come from the
-dbt translator in ``gold/dbt.py``: ``<schema>/<name>``, or what ``sources.yml`` declares)."""
+dbt translator in ``publish/dbt_runner.py``: ``<schema>/<name>``, or what ``sources.yml`` declares)."""
 
 import dagster as dg
 
-from dagster_project.silver.derive import SILVER_TABLES
+from medallion.silver.derive import SILVER_TABLES
 
 BRONZE_EVENTS = dg.AssetKey(["bronze", "events"])
 # the Silver tables the derivation writes (one step, silver_derive), keyed silver/<table>
@@ -12,6 +12,6 @@ WIKI = dg.AssetKey(["gold", "wiki"])
 COLUMN_META = dg.AssetKey(["gold", "column_meta"])
 DRIFT_REPORT = dg.AssetKey(["gold", "drift_report"])
 HINDSIGHT_MIRROR = dg.AssetKey(["gold", "hindsight_mirror"])
-REVIEW_QUEUE = dg.AssetKey(["gold", "review_queue"])  # a dbt model
-ALERTS = dg.AssetKey(["gold", "alerts"])  # a dbt model
+REVIEW_QUEUE = dg.AssetKey(["gold_marts", "review_queue"])  # a dbt model
+ALERTS = dg.AssetKey(["gold_marts", "alerts"])  # a dbt model
 PYTHON_ASSETS = (BRONZE_EVENTS, *SILVER.values(), WIKI, COLUMN_META, DRIFT_REPORT, HINDSIGHT_MIRROR)

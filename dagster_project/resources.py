@@ -4,8 +4,8 @@
 import psycopg
 from dagster import ConfigurableResource
 
-from dagster_project.db.connection import Role, connect
-from dagster_project.settings import Settings, get_settings
+from medallion.db.connection import Role, connect
+from medallion.settings import Settings, get_settings
 
 
 class MedallionResource(ConfigurableResource):

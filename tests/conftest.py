@@ -23,10 +23,10 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 _DICTIONARY_DIR = Path(tempfile.mkdtemp(prefix="medallion-dd-"))
 os.environ["MEDALLION_DATA_DICTIONARY_PATH"] = str(_DICTIONARY_DIR / "DATA_DICTIONARY.md")
 
-from dagster_project.db import embedded  # noqa: E402
-from dagster_project.db.connection import connect  # noqa: E402
-from dagster_project.db.migrate import migrate  # noqa: E402
-from dagster_project.settings import Settings  # noqa: E402
+from medallion.db import embedded  # noqa: E402
+from medallion.db.connection import connect  # noqa: E402
+from medallion.db.migrate import migrate  # noqa: E402
+from medallion.settings import Settings  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = "medallion_template"

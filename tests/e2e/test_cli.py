@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from dagster_project.cli import app
-from dagster_project.settings import Settings
+from medallion.interfaces.cli import app
+from medallion.settings import Settings
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from dagster_project.cli import app
-from dagster_project.settings import Settings
+from medallion.interfaces.cli import app
+from medallion.settings import Settings
 
 SPEC8_FIELDS = {"fact_id", "subject", "predicate", "value", "statement", "valid_from", "valid_to", "recorded_at",
                 "superseded_at", "authority", "confidence", "contested", "provenance"}
@@ -89,7 +89,7 @@ def test_materialize_then_current_and_history(cli, settings: Settings) -> None:
 
 def test_current_refuses_a_namespace_the_token_cannot_read(cli, settings: Settings, admin_conn) -> None:
     """G2 on reads: with MEDALLION_TOKEN, current/history answer only in granted namespaces (exit 2)."""
-    from dagster_project.gold.capabilities import grant
+    from medallion.serve.capabilities import grant
 
     _, token = grant(admin_conn, principal="agent:x", verbs=["read"], namespaces=["other"], created_by="test")
     import os
@@ -112,7 +112,7 @@ def test_materialize_builds_dbt_and_docs_are_served(cli, settings: Settings, tmp
     summary = json.loads(out)  # dbt's own log lines must not leak into --json output
     assert summary["dbt"]["models"] >= 20 and summary["dbt"]["checks_failed"] == 0
     assert summary["dbt"]["checks_passed"] > 50
-    assert {"gold/review_queue", "gold/alerts", "gold/olap_facts_daily"} <= set(summary["gold"])
+    assert {"gold_marts/review_queue", "gold_marts/alerts", "gold_marts/olap_facts_daily"} <= set(summary["gold"])
     assert summary["dictionary"]["undocumented_columns"] == 0
 
     code, out, err = cli("docs", "--generate-only", "--json")
@@ -122,7 +122,7 @@ def test_materialize_builds_dbt_and_docs_are_served(cli, settings: Settings, tmp
 
     port = _free_port()
     env = {**os.environ}
-    server = subprocess.Popen([sys.executable, "-m", "dagster_project.cli", "docs", "--port", str(port)],
+    server = subprocess.Popen([sys.executable, "-m", "medallion.interfaces.cli", "docs", "--port", str(port)],
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         body = _wait_for(f"http://127.0.0.1:{port}/", seconds=90)

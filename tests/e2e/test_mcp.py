@@ -18,9 +18,9 @@ import psycopg
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from dagster_project.gold import capabilities
-from dagster_project.gold.tools import open_tools
-from dagster_project.settings import Settings
+from medallion.serve import capabilities
+from medallion.serve.tools import open_tools
+from medallion.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
 OWN, OTHER = "mcp-a", "mcp-b"
@@ -39,7 +39,7 @@ def _server(settings: Settings, tmp_path: Path, token: str) -> StdioServerParame
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
     })
-    return StdioServerParameters(command=sys.executable, args=["-m", "dagster_project.gold.mcp_server"], env=env,
+    return StdioServerParameters(command=sys.executable, args=["-m", "medallion.interfaces.mcp_server"], env=env,
                                  cwd=str(REPO))
 
 

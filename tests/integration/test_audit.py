@@ -13,16 +13,16 @@ import psycopg
 import pytest
 from typer.testing import CliRunner
 
-from dagster_project.audit import drift
-from dagster_project.bronze.ingest import ingest_jsonl
-from dagster_project.cli import app
-from dagster_project.db.connection import connect
 from dagster_project.definitions import defs
-from dagster_project.gold.tools import REDACTED, open_tools
-from dagster_project.gold.wiki import compile_wiki, render
-from dagster_project.settings import Settings
-from dagster_project.silver import fingerprint, llm
-from dagster_project.silver.derive import derive
+from medallion.audit import drift
+from medallion.bronze.ingest import ingest_jsonl
+from medallion.db.connection import connect
+from medallion.interfaces.cli import app
+from medallion.publish.wiki import compile_wiki, render
+from medallion.serve.tools import REDACTED, open_tools
+from medallion.settings import Settings
+from medallion.silver import fingerprint, llm
+from medallion.silver.derive import derive
 from tests.conftest import REPO
 
 

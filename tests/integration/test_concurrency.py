@@ -18,7 +18,7 @@ from typing import Any
 
 import psycopg
 
-from dagster_project.bronze.integrity import verify
+from medallion.bronze.integrity import verify
 
 WORKERS = 4
 PER_WORKER = 1_500
@@ -50,9 +50,9 @@ def _draw(worker: int) -> list[Key]:
 def _worker(worker: int, database_url: str, home: str, start: Any, results: Any) -> None:
     """Child process (spawned): its own Settings and connection; reports per-key statuses."""
     try:
-        from dagster_project.bronze.ingest import ingest_events
-        from dagster_project.db.connection import connect
-        from dagster_project.settings import Settings
+        from medallion.bronze.ingest import ingest_events
+        from medallion.db.connection import connect
+        from medallion.settings import Settings
 
         settings = Settings(database_url=database_url, home=Path(home))
         conn = connect(settings, "engine", autocommit=True)

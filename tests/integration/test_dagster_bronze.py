@@ -8,10 +8,10 @@ from pathlib import Path
 import dagster as dg
 import psycopg
 
-from dagster_project.bronze.assets import bronze_chain_verifies, bronze_events, inbox_sensor, land_bronze_job
+from dagster_project.assets.bronze import bronze_chain_verifies, bronze_events, inbox_sensor, land_bronze_job
 from dagster_project.definitions import defs
 from dagster_project.resources import MedallionResource
-from dagster_project.settings import Settings
+from medallion.settings import Settings
 
 
 def _resource(settings: Settings) -> MedallionResource:

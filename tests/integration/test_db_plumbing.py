@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from dagster_project.bronze.contract import full_json_schema
-from dagster_project.db.connection import connect, make_pool
-from dagster_project.settings import Settings, get_settings
+from medallion.bronze.contract import full_json_schema
+from medallion.db.connection import connect, make_pool
+from medallion.settings import Settings, get_settings
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -57,7 +57,7 @@ def test_exported_event_schema_is_current() -> None:
     schema = full_json_schema()
     committed = json.loads((REPO / "docs" / "event.schema.json").read_text())
     assert committed == json.loads(json.dumps(schema)), (
-        "stale: python -m dagster_project.bronze.contract > docs/event.schema.json"
+        "stale: python -m medallion.bronze.contract > docs/event.schema.json"
     )
     assert set(committed["required"]) == {
         "namespace", "source", "source_event_id", "kind", "content", "provenance_root",
@@ -69,7 +69,7 @@ def test_embedded_server_admits_only_its_own_os_user(tmp_path: Path) -> None:
     socket is the boundary: no TCP listener, and the socket and data directory open to the owner only."""
     import psycopg
 
-    from dagster_project.db import embedded
+    from medallion.db import embedded
 
     settings = Settings(home=tmp_path / "home", database_url=None, inbox=tmp_path / "inbox")
     url = embedded.start(settings)

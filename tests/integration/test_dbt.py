@@ -13,13 +13,13 @@ import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
-from dagster_project.bronze.assets import bronze_events
+from dagster_project.assets.bronze import bronze_events
+from dagster_project.assets.gold import dbt_build
+from dagster_project.assets.silver import silver_derive
 from dagster_project.definitions import ASSETS, CHECKS, defs
-from dagster_project.gold.assets import dbt_build
-from dagster_project.gold.dbt import dbt_env
 from dagster_project.resources import MedallionResource
-from dagster_project.settings import Settings
-from dagster_project.silver.assets import silver_derive
+from medallion.publish.dbt_runner import dbt_env
+from medallion.settings import Settings
 from tests.conftest import REPO, fresh_database
 
 FACTS = dg.AssetKey(["silver", "facts"])
@@ -80,11 +80,12 @@ def test_whole_graph_builds_and_every_dbt_check_passes(built: tuple[Settings, dg
     assert by_asset["silver/facts"] >= INVARIANTS, "the ledger invariants are checks on silver/facts"
     assert "assert_silver_points_at_live_bronze" in by_asset["staging/stg_silver__facts"]
     assert "bronze_chain_verifies" in by_asset["bronze/events"]
-    assert any(name.startswith("unique_grain_olap_facts_daily") for name in by_asset["gold/olap_facts_daily"])
+    assert any(name.startswith("unique_grain_olap_facts_daily") for name in by_asset["gold_marts/olap_facts_daily"])
     materialized = {m.asset_key.to_user_string() for m in
                     (e.event_specific_data.materialization for e in result.get_asset_materialization_events())}
-    assert {"silver/current_facts", "silver/fact_history", "silver/entity_graph", "gold/review_queue",
-            "gold/alerts", "gold/olap_model_costs_daily", "gold/column_meta"} <= materialized
+    assert {"silver_views/current_facts", "silver_views/fact_history", "silver_views/entity_graph",
+            "gold_marts/review_queue", "gold_marts/alerts", "gold_marts/olap_model_costs_daily",
+            "gold/column_meta"} <= materialized
 
 
 def test_gold_models_agree_with_the_ledger(built: tuple[Settings, dg.ExecuteInProcessResult]) -> None:
@@ -92,38 +93,41 @@ def test_gold_models_agree_with_the_ledger(built: tuple[Settings, dg.ExecuteInPr
     settings, _ = built
     with psycopg.connect(settings.database_url) as conn:
         facts = conn.execute("SELECT count(*) FROM silver.facts").fetchone()[0]
-        assert conn.execute("SELECT sum(n_facts) FROM gold.olap_facts_daily").fetchone()[0] == facts
+        assert conn.execute("SELECT sum(n_facts) FROM gold_marts.olap_facts_daily").fetchone()[0] == facts
         candidates = conn.execute("SELECT count(*) FROM silver.resolutions").fetchone()[0]
-        assert conn.execute("SELECT sum(n_candidates) FROM gold.olap_belief_changes_daily").fetchone()[0] == candidates
+        changes = "gold_marts.olap_belief_changes_daily"
+        assert conn.execute(f"SELECT sum(n_candidates) FROM {changes}").fetchone()[0] == candidates
         supersedes = conn.execute("SELECT count(*) FROM silver.resolutions WHERE decision = 'supersede'").fetchone()[0]
-        assert conn.execute("SELECT sum(n_supersede) FROM gold.olap_belief_changes_daily").fetchone()[0] == supersedes
+        assert conn.execute(f"SELECT sum(n_supersede) FROM {changes}").fetchone()[0] == supersedes
         events = conn.execute("SELECT count(*) FROM bronze.events").fetchone()[0]
         quarantined = conn.execute("SELECT count(*) FROM bronze.quarantine").fetchone()[0]
-        assert conn.execute("SELECT sum(n_events), sum(n_quarantined) FROM gold.olap_ingest_daily").fetchone() == (
-            events, quarantined)
+        ingest = conn.execute("SELECT sum(n_events), sum(n_quarantined) FROM gold_marts.olap_ingest_daily").fetchone()
+        assert ingest == (events, quarantined)
         calls = conn.execute("SELECT count(*) FROM telemetry.model_calls").fetchone()[0]
-        assert conn.execute("SELECT sum(n_calls), sum(cost_usd) FROM gold.olap_model_costs_daily").fetchone() == (
+        assert conn.execute("SELECT sum(n_calls), sum(cost_usd) FROM gold_marts.olap_model_costs_daily").fetchone() == (
             calls, 0.0), "heuristic and local embedding calls are counted and cost nothing"
         # every fact appears in the usage model, never retrieved yet (the Gold tools write telemetry)
-        assert conn.execute("SELECT count(*), sum(n_retrievals) FROM gold.olap_fact_usage").fetchone() == (facts, 0)
+        usage = conn.execute("SELECT count(*), sum(n_retrievals) FROM gold_marts.olap_fact_usage").fetchone()
+        assert usage == (facts, 0)
 
         contested = conn.execute(
             "SELECT count(DISTINCT (namespace, subject_id, predicate)) FROM silver.facts "
             "WHERE contested AND valid_to IS NULL").fetchone()[0]
         assert contested > 0, "the examples contain a contested pair"
-        queue = dict(conn.execute("SELECT item_kind, count(*) FROM gold.review_queue GROUP BY 1").fetchall())
+        queue = dict(conn.execute("SELECT item_kind, count(*) FROM gold_marts.review_queue GROUP BY 1").fetchall())
         assert queue.get("contested") == contested
         assert queue.get("quarantined") == quarantined
         # an overlay that cannot anchor is listed for a person, without the redacted words
         assert queue.get("overlay") == 1
-        summary = conn.execute("SELECT summary FROM gold.review_queue WHERE item_kind = 'overlay'").fetchone()[0]
+        summary = conn.execute("SELECT summary FROM gold_marts.review_queue WHERE item_kind = 'overlay'").fetchone()[0]
         assert "launch codename" not in summary and "redact" in summary
         pair = conn.execute(
-            "SELECT fact_ids FROM gold.review_queue WHERE item_kind = 'contested' LIMIT 1").fetchone()[0]
+            "SELECT fact_ids FROM gold_marts.review_queue WHERE item_kind = 'contested' LIMIT 1").fetchone()[0]
         assert len(pair) >= 2
 
         changed = conn.execute(
-            "SELECT a.predicate, a.previous_statement, a.statement FROM gold.alerts a WHERE a.alert_type = 'changed'"
+            "SELECT a.predicate, a.previous_statement, a.statement FROM gold_marts.alerts a "
+            "WHERE a.alert_type = 'changed'"
         ).fetchall()
         monitored_supersedes = conn.execute(
             "SELECT count(*) FROM silver.facts f WHERE f.superseded_by IS NOT NULL AND f.predicate IN "
@@ -132,9 +136,9 @@ def test_gold_models_agree_with_the_ledger(built: tuple[Settings, dg.ExecuteInPr
         assert all(prev and new and prev != new for _, prev, new in changed)
 
         # the Silver views: current_facts is exactly the open versions, fact_history every version
-        assert conn.execute("SELECT count(*) FROM silver.current_facts").fetchone()[0] == conn.execute(
+        assert conn.execute("SELECT count(*) FROM silver_views.current_facts").fetchone()[0] == conn.execute(
             "SELECT count(*) FROM silver.facts WHERE valid_to IS NULL").fetchone()[0]
-        assert conn.execute("SELECT count(*) FROM silver.fact_history").fetchone()[0] == facts
+        assert conn.execute("SELECT count(*) FROM silver_views.fact_history").fetchone()[0] == facts
 
 
 def test_data_dictionary_documents_every_column_and_is_current(
@@ -149,10 +153,10 @@ def test_data_dictionary_documents_every_column_and_is_current(
         assert missing == []
         relations = {r[0] for r in conn.execute("SELECT DISTINCT relation FROM gold.column_meta")}
         assert {"bronze.events", "bronze.quarantine", "silver.facts", "silver.resolutions", "telemetry.retrievals",
-                "silver.current_facts", "gold.review_queue", "gold.olap_model_costs_daily", "reference.predicates",
-                "gold.column_meta"} <= relations
+                "silver_views.current_facts", "gold_marts.review_queue", "gold_marts.olap_model_costs_daily",
+                "reference.predicates", "gold.column_meta"} <= relations
         # every column the database has for those relations is in the dictionary (catalog-driven)
-        for relation in ("silver.facts", "bronze.events", "gold.review_queue"):
+        for relation in ("silver.facts", "bronze.events", "gold_marts.review_queue"):
             schema, name = relation.split(".")
             actual = {r[0] for r in conn.execute(
                 "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND table_name = %s",
@@ -183,7 +187,7 @@ def test_drift_audit_job_runs_chain_and_ledger_checks(
     assert all(checks.values())
     rebuilt = {e.event_specific_data.materialization.asset_key.to_user_string()
                for e in result.get_asset_materialization_events()}
-    assert rebuilt == {"gold/drift_report", "gold/review_queue", "gold/alerts"}
+    assert rebuilt == {"gold/drift_report", "gold_marts/review_queue", "gold_marts/alerts"}
 
 
 def test_broken_invariant_fails_its_check(database_url: str, tmp_path: Path, admin_conn: psycopg.Connection) -> None:
@@ -233,17 +237,17 @@ def test_schedules_and_lineage_are_defined() -> None:
 
     assert parents(["staging", "stg_bronze__events"]) == {"bronze/events"}
     assert parents(["staging", "stg_silver__facts"]) == {"silver/facts"}
-    assert "staging/stg_silver__facts" in parents(["silver", "current_facts"])
-    assert "silver/current_facts" in parents(["gold", "review_queue"])
+    assert "staging/stg_silver__facts" in parents(["silver_views", "current_facts"])
+    assert "silver_views/current_facts" in parents(["gold_marts", "review_queue"])
     assert "bronze/events" in parents(["silver", "facts"])
-    assert "gold/alerts" in parents(["gold", "column_meta"])
+    assert "gold_marts/alerts" in parents(["gold", "column_meta"])
 
 
 def test_manifest_names_the_default_database_whatever_the_callers_environment(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A manifest parsed while MEDALLION_DBT_DBNAME pointed elsewhere (a test run, `medallion dbt`)
     must not leak that database into the next run's row counts: parsing ignores the variables."""
-    from dagster_project.gold.dbt import prepare_manifest
+    from medallion.publish.dbt_runner import prepare_manifest
 
     monkeypatch.setenv("MEDALLION_DBT_DBNAME", "somewhere_else")
     manifest = json.loads(prepare_manifest(force=True).read_text())
@@ -255,7 +259,7 @@ def test_default_home_does_not_follow_a_change_of_working_directory(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """dbt run in-process (dagster-dbt's row counts) moves to the dbt project; default Settings built
     after that must still name the same home, or a second embedded server starts under dbt_project/."""
-    from dagster_project.settings import LAUNCH_DIR
+    from medallion.settings import LAUNCH_DIR
 
     monkeypatch.delenv("MEDALLION_HOME", raising=False)
     monkeypatch.chdir(tmp_path)

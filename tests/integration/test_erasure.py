@@ -15,10 +15,10 @@ from typing import Any
 import psycopg
 import pytest
 
-from dagster_project.bronze.erasure import ErasureError, approve_erasure, list_requests, request_erasure
-from dagster_project.bronze.ingest import ingest_events
-from dagster_project.bronze.integrity import verify
-from dagster_project.gold.capabilities import grant, revoke
+from medallion.bronze.erasure import ErasureError, approve_erasure, list_requests, request_erasure
+from medallion.bronze.ingest import ingest_events
+from medallion.bronze.integrity import verify
+from medallion.serve.capabilities import grant, revoke
 
 NS = "team-a"
 OTHER = "team-b"
@@ -138,7 +138,7 @@ def test_two_local_names_are_not_two_people(
 ) -> None:
     """Rule 3: the local admin's name comes from its user id, not from USER; and any two `local:` names are one
     administrative login, so the second approval must come with a token."""
-    from dagster_project.gold.capabilities import local_principal
+    from medallion.serve.capabilities import local_principal
 
     before = local_principal()
     monkeypatch.setenv("USER", "someone-else")

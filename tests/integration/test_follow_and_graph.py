@@ -1,4 +1,4 @@
-"""Multi-hop answers over current beliefs (gold/graph.py): the ``follow`` tool through the Python API,
+"""Multi-hop answers over current beliefs (serve/graph.py): the ``follow`` tool through the Python API,
 the CLI and its door, search's ``graph`` list, and chunks verified against the ledger (a chunk whose
 facts were all superseded is not served as current, and with include_superseded ranks lower).
 
@@ -19,12 +19,12 @@ import psycopg
 import pytest
 from typer.testing import CliRunner
 
-from dagster_project.bronze.ingest import ingest_events
-from dagster_project.cli import app
-from dagster_project.gold import capabilities, fusion, graph
-from dagster_project.gold.tools import REDACTED, Denied, ToolError, open_tools
-from dagster_project.settings import Settings
-from dagster_project.silver.derive import derive
+from medallion.bronze.ingest import ingest_events
+from medallion.interfaces.cli import app
+from medallion.serve import capabilities, fusion, graph
+from medallion.serve.tools import REDACTED, Denied, ToolError, open_tools
+from medallion.settings import Settings
+from medallion.silver.derive import derive
 from tests.conftest import fresh_database
 
 NS, OTHER, MASKED = "graph-a", "graph-b", "graph-r"

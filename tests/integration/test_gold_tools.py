@@ -18,11 +18,11 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from typer.testing import CliRunner
 
-from dagster_project.cli import app
-from dagster_project.db.connection import connect
-from dagster_project.gold import capabilities
-from dagster_project.gold.tools import REDACTED, Denied, ToolError, open_tools
-from dagster_project.settings import Settings
+from medallion.db.connection import connect
+from medallion.interfaces.cli import app
+from medallion.serve import capabilities
+from medallion.serve.tools import REDACTED, Denied, ToolError, open_tools
+from medallion.settings import Settings
 from tests.conftest import fresh_database
 
 OWN, OTHER = "tools-a", "tools-b"
@@ -113,7 +113,7 @@ def test_the_same_cases_through_mcp(world: dict[str, Any], tmp_path: Path) -> No
     env.update({"MEDALLION_DATABASE_URL": settings.database_url or "", "MEDALLION_HOME": str(settings.home),
                 "MEDALLION_DATA_DICTIONARY_PATH": str(tmp_path / "DD.md"), "HF_HUB_OFFLINE": "1",
                 "TRANSFORMERS_OFFLINE": "1"})
-    params = StdioServerParameters(command=sys.executable, args=["-m", "dagster_project.gold.mcp_server"], env=env)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "medallion.interfaces.mcp_server"], env=env)
     answers: dict[str, Any] = {}
 
     async def scenario() -> None:

@@ -18,10 +18,10 @@ import pytest
 
 pytest.importorskip("hindsight_client", reason="the [hindsight] extra is not installed")
 
-from dagster_project.audit import hindsight  # noqa: E402
-from dagster_project.gold.tools import Tools, open_tools  # noqa: E402
-from dagster_project.peers.hindsight import HindsightError, HindsightPeer, Memory  # noqa: E402
-from dagster_project.settings import Settings  # noqa: E402
+from medallion.audit import hindsight  # noqa: E402
+from medallion.peers.hindsight import HindsightError, HindsightPeer, Memory  # noqa: E402
+from medallion.serve.tools import Tools, open_tools  # noqa: E402
+from medallion.settings import Settings  # noqa: E402
 from tests.support.hindsight_server import STARTUP_SECONDS, hindsight_url  # noqa: E402, F401
 
 ALICE = "user:alice"
@@ -275,7 +275,7 @@ def test_cascade_hindsight_for_low_stakes_ledger_for_high_never_superseded(
 def test_drift_audit_includes_the_hindsight_sample(settings: Settings, engine_conn: psycopg.Connection,
                                                    peer: HindsightPeer, hindsight_url: str, ns: str) -> None:  # noqa: F811
     """A1 (d): with HINDSIGHT_URL configured, the audit samples the peer and reports drift as warnings."""
-    from dagster_project.audit import drift
+    from medallion.audit import drift
 
     configured = settings.model_copy(update={"hindsight_url": hindsight_url, "audit_sample": 50})
     with open_tools(None, configured) as tools:

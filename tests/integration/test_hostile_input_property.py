@@ -25,11 +25,11 @@ from hypothesis import strategies as st
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from dagster_project.bronze.ingest import ingest_jsonl
-from dagster_project.gold import capabilities
-from dagster_project.gold.tools import ToolError, open_tools
-from dagster_project.settings import Settings
-from dagster_project.silver.derive import derive
+from medallion.bronze.ingest import ingest_jsonl
+from medallion.serve import capabilities
+from medallion.serve.tools import ToolError, open_tools
+from medallion.settings import Settings
+from medallion.silver.derive import derive
 
 REPO = Path(__file__).resolve().parents[2]
 _counter = itertools.count()
@@ -164,7 +164,7 @@ def test_remember_through_mcp_then_derive(calls: list[dict[str, Any]], settings:
     env.update({"MEDALLION_DATABASE_URL": settings.database_url or "", "MEDALLION_HOME": str(settings.home),
                 "MEDALLION_TOKEN": token, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
                 "MEDALLION_DATA_DICTIONARY_PATH": str(tmp_path / "DATA_DICTIONARY.md")})
-    params = StdioServerParameters(command=sys.executable, args=["-m", "dagster_project.gold.mcp_server"], env=env,
+    params = StdioServerParameters(command=sys.executable, args=["-m", "medallion.interfaces.mcp_server"], env=env,
                                    cwd=str(REPO))
     sendable = [c for c in calls if _encodable(c)]  # the SDK client cannot send a lone surrogate at all
 

@@ -16,10 +16,10 @@ import pytest
 from psycopg import errors
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from dagster_project.bronze.erasure import request_erasure
-from dagster_project.bronze.ingest import ingest_events
-from dagster_project.db.connection import Role, connect
-from dagster_project.settings import Settings
+from medallion.bronze.erasure import request_erasure
+from medallion.bronze.ingest import ingest_events
+from medallion.db.connection import Role, connect
+from medallion.settings import Settings
 
 MUTATIONS = {
     "UPDATE": "UPDATE bronze.events SET actor = 'mallory'",

@@ -6,7 +6,7 @@ import json
 
 import psycopg
 
-from dagster_project.bronze.ingest import ingest_events, ingest_jsonl
+from medallion.bronze.ingest import ingest_events, ingest_jsonl
 
 
 def _event(i: int, content: str | None = None, ns: str = "team-a", **extra: object) -> dict:
@@ -92,8 +92,8 @@ def test_namespaces_are_independent_keys(engine_conn: psycopg.Connection) -> Non
 
 def test_erased_event_cannot_come_back(engine_conn: psycopg.Connection, admin_conn: psycopg.Connection) -> None:
     """B7: re-submitting an erased key is rejected and its content is not stored again, not even in quarantine."""
-    from dagster_project.bronze.erasure import approve_erasure, request_erasure
-    from dagster_project.gold.capabilities import grant
+    from medallion.bronze.erasure import approve_erasure, request_erasure
+    from medallion.serve.capabilities import grant
 
     first = ingest_events(engine_conn, [_event(1, "my home address is 1 Secret Lane")])
     _, bob = grant(admin_conn, principal="bob", verbs=["admin"], namespaces=["team-a"], created_by="test")

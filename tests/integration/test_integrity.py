@@ -20,14 +20,14 @@ import psycopg
 import pytest
 from psycopg import errors, sql
 
-from dagster_project.audit import drift
-from dagster_project.bronze.erasure import approve_erasure, request_erasure
-from dagster_project.bronze.ingest import _LOCK_CLASS, ingest_events
-from dagster_project.bronze.integrity import Finding, verify
-from dagster_project.db import embedded
-from dagster_project.db.migrate import MIGRATIONS_DIR, migrate
-from dagster_project.gold.capabilities import grant
-from dagster_project.settings import Settings
+from medallion.audit import drift
+from medallion.bronze.erasure import approve_erasure, request_erasure
+from medallion.bronze.ingest import _LOCK_CLASS, ingest_events
+from medallion.bronze.integrity import Finding, verify
+from medallion.db import embedded
+from medallion.db.migrate import MIGRATIONS_DIR, migrate
+from medallion.serve.capabilities import grant
+from medallion.settings import Settings
 
 NS = "team-a"
 OTHER = "team-b"

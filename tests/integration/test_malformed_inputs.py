@@ -19,7 +19,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from dagster_project.bronze.ingest import ingest_jsonl
+from medallion.bronze.ingest import ingest_jsonl
 
 MAX_CONTENT_BYTES = 1000
 ORIGIN = "r5-malformed"

@@ -14,7 +14,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from dagster_project.db.migrate import MIGRATIONS_DIR, MigrationChecksumError, discover, migrate
+from medallion.db.migrate import MIGRATIONS_DIR, MigrationChecksumError, discover, migrate
 
 
 @pytest.fixture

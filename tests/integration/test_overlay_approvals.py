@@ -16,12 +16,12 @@ from typing import Any
 import psycopg
 import pytest
 
-from dagster_project.bronze.contract import OverlayPayload, TextQuoteSelector
-from dagster_project.bronze.ingest import ingest_events
-from dagster_project.gold import capabilities
-from dagster_project.gold.tools import REDACTED, Denied, open_tools
-from dagster_project.settings import Settings
-from dagster_project.silver.derive import derive
+from medallion.bronze.contract import OverlayPayload, TextQuoteSelector
+from medallion.bronze.ingest import ingest_events
+from medallion.serve import capabilities
+from medallion.serve.tools import REDACTED, Denied, open_tools
+from medallion.settings import Settings
+from medallion.silver.derive import derive
 
 NS = "overlay-door"
 

@@ -14,11 +14,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from dagster_project.bronze.ingest import ingest_events
-from dagster_project.gold.tools import REDACTED, open_tools
-from dagster_project.settings import Settings
-from dagster_project.silver import fingerprint, llm
-from dagster_project.silver.derive import derive
+from medallion.bronze.ingest import ingest_events
+from medallion.serve.tools import REDACTED, open_tools
+from medallion.settings import Settings
+from medallion.silver import fingerprint, llm
+from medallion.silver.derive import derive
 from tests.conftest import REPO
 from tests.support.fake_openai import FakeOpenAI, judge_responder, parse_distill_message
 

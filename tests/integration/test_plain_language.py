@@ -23,11 +23,11 @@ from typing import Any
 
 import pytest
 
-from dagster_project.bronze.contract import NAMESPACE_PATTERN
-from dagster_project.db.connection import connect
-from dagster_project.gold.tools import Tools, open_tools
-from dagster_project.settings import Settings
-from dagster_project.silver.derive import derive
+from medallion.bronze.contract import NAMESPACE_PATTERN
+from medallion.db.connection import connect
+from medallion.serve.tools import Tools, open_tools
+from medallion.settings import Settings
+from medallion.silver.derive import derive
 from tests.conftest import fresh_database
 from tests.plain_language_cases import CASES, NEW_AT, OLD_AT, Case
 

@@ -23,17 +23,17 @@ import psycopg
 import pytest
 from psycopg.types.json import Jsonb
 
-from dagster_project.bronze.ingest import ingest_events
-from dagster_project.gold import wiki
-from dagster_project.gold.dbt import DBT_PROJECT_DIR, dbt_env, dbt_executable
-from dagster_project.gold.tools import open_tools
+from dagster_project.assets.silver import silver_derive
 from dagster_project.resources import MedallionResource
-from dagster_project.settings import Settings
-from dagster_project.silver import derive as derive_module
-from dagster_project.silver.assets import silver_derive
-from dagster_project.silver.derive import _poison, derive, ledger_hash
-from dagster_project.silver.distill.heuristic import HeuristicDistiller
-from dagster_project.silver.types import EventInput, FactCandidate
+from medallion.bronze.ingest import ingest_events
+from medallion.publish import wiki
+from medallion.publish.dbt_runner import DBT_PROJECT_DIR, dbt_env, dbt_executable
+from medallion.serve.tools import open_tools
+from medallion.settings import Settings
+from medallion.silver import derive as derive_module
+from medallion.silver.derive import _poison, derive, ledger_hash
+from medallion.silver.providers.heuristic import HeuristicDistiller
+from medallion.silver.types import EventInput, FactCandidate
 
 A, B = "poison-a", "poison-b"
 WHEN = "2026-01-05T10:00:00+00:00"
@@ -243,7 +243,7 @@ def test_review_queue_lists_parked_events(
                             env={**os.environ, **dbt_env(settings)}, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
     rows = engine_conn.execute(
-        "SELECT item_id, namespace, severity, subject, summary, action FROM gold.review_queue "
+        "SELECT item_id, namespace, severity, subject, summary, action FROM gold_marts.review_queue "
         "WHERE item_kind = 'derivation_failure'").fetchall()
     assert len(rows) == len(parked)
     by_event = {int(r[0].split(":")[1]): r for r in rows}

@@ -18,12 +18,12 @@ import dagster as dg
 import psycopg
 import pytest
 
-from dagster_project.bronze.assets import bronze_events
-from dagster_project.bronze.contract import Event
-from dagster_project.bronze.ingest import ingest_events, ingest_jsonl
-from dagster_project.bronze.landing import land_inbox
+from dagster_project.assets.bronze import bronze_events
 from dagster_project.resources import MedallionResource
-from dagster_project.settings import Settings
+from medallion.bronze.contract import Event
+from medallion.bronze.ingest import ingest_events, ingest_jsonl
+from medallion.bronze.landing import land_inbox
+from medallion.settings import Settings
 
 _LOCK_CLASS = 0x62726F6E  # ingest's advisory-lock class for chain assignment ("bron")
 

@@ -10,12 +10,12 @@ from typing import Any
 import psycopg
 import pytest
 
-from dagster_project.bronze.ingest import ingest_events
-from dagster_project.db.connection import connect
-from dagster_project.gold import capabilities
-from dagster_project.gold.tools import open_tools
-from dagster_project.settings import Settings
-from dagster_project.silver.derive import derive
+from medallion.bronze.ingest import ingest_events
+from medallion.db.connection import connect
+from medallion.serve import capabilities
+from medallion.serve.tools import open_tools
+from medallion.settings import Settings
+from medallion.silver.derive import derive
 
 NS = "quality"
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)

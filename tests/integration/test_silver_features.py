@@ -9,10 +9,12 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from dagster_project.bronze.ingest import ingest_events, ingest_jsonl
-from dagster_project.settings import Settings
-from dagster_project.silver import chunks, documents, entities, queries
-from dagster_project.silver.derive import derive
+from medallion.bronze.ingest import ingest_events, ingest_jsonl
+from medallion.serve import served
+from medallion.serve.tools import open_tools
+from medallion.settings import Settings
+from medallion.silver import chunks, documents, entities, queries
+from medallion.silver.derive import derive
 
 NS = "nl"
 
@@ -55,28 +57,28 @@ def test_each_decision_type_via_natural_language(engine_conn: psycopg.Connection
     assert by_turn["m4"] == ("update", "closed_previous")
     assert by_turn["m5"] == ("supersede", "closed_previous")
     assert by_turn["m6"] == ("supersede", "contested")  # an agent's inference does not overrule Bob
-    assert {r["value"] for r in queries.current(engine_conn, NS, "Bob", "lives_in")} == {"Lisbon", "Madrid"}
-    assert [r["value"] for r in queries.current(engine_conn, NS, "Bob", "prefers")] == ["black coffee"]
-    history = queries.history(engine_conn, NS, "bob", "lives_in")
+    assert {r["value"] for r in served.current(engine_conn, NS, "Bob", "lives_in")} == {"Lisbon", "Madrid"}
+    assert [r["value"] for r in served.current(engine_conn, NS, "Bob", "prefers")] == ["black coffee"]
+    history = served.history(engine_conn, NS, "bob", "lives_in")
     [statement] = {r["statement"] for r in history if r["value"] == "Berlin"}
     assert "Bob" in statement and " I " not in f" {statement} "
 
 
 def test_example_team_scenarios(team: psycopg.Connection) -> None:
     """S3/S4 on the example team: a supersede, a refinement skip, contested pairs, out-of-order history."""
-    assert [r["value"] for r in queries.history(team, "team-atlas", "Bob", "lives_in")] == ["Berlin", "Lisbon"]
-    assert [r["value"] for r in queries.current(team, "team-atlas", "atlas-api database", "version")] == [
+    assert [r["value"] for r in served.history(team, "team-atlas", "Bob", "lives_in")] == ["Berlin", "Lisbon"]
+    assert [r["value"] for r in served.current(team, "team-atlas", "atlas-api database", "version")] == [
         "PostgreSQL 18"]
-    dan_tz = queries.current(team, "team-atlas", "Dan", "timezone")
+    dan_tz = served.current(team, "team-atlas", "Dan", "timezone")
     assert {r["value"] for r in dan_tz} == {"Europe/London", "PST"} and all(r["contested"] for r in dan_tz)
-    carol = {r["value"]: r for r in queries.current(team, "team-atlas", "Carol", "birthday")}
+    carol = {r["value"]: r for r in served.current(team, "team-atlas", "Carol", "birthday")}
     assert set(carol) == {"1991-05-03", "--03-05"} and all(r["contested"] for r in carol.values())
-    roles = queries.history(team, "team-atlas", "Carol", "role")
+    roles = served.history(team, "team-atlas", "Carol", "role")
     backfill = next(r for r in roles if r["value"] == "Senior Product Designer")
     assert backfill["valid_to"] is not None and backfill["superseded_at"] == backfill["recorded_at"]
-    assert [r["value"] for r in queries.current(team, "team-atlas", "Carol", "role")] == ["Design Lead"]
+    assert [r["value"] for r in served.current(team, "team-atlas", "Carol", "role")] == ["Design Lead"]
     # namespaces are independent: team-borealis's Bob is someone else
-    assert [r["value"] for r in queries.current(team, "team-borealis", "Bob", "lives_in")] == ["Oslo"]
+    assert [r["value"] for r in served.current(team, "team-borealis", "Bob", "lives_in")] == ["Oslo"]
 
 
 def test_entities_are_alias_aware_but_never_fuzzy(team: psycopg.Connection) -> None:
@@ -138,8 +140,8 @@ def test_importance_and_staleness(team: psycopg.Connection) -> None:
         "'states') FROM silver.facts").fetchone()
     assert high > low
     now = datetime.now(UTC)
-    assert queries.stale(team, "team-atlas", now) == []
-    later = queries.stale(team, "team-atlas", now + timedelta(days=400))
+    assert served.stale(team, "team-atlas", now) == []
+    later = served.stale(team, "team-atlas", now + timedelta(days=400))
     assert {r["predicate"] for r in later} >= {"lives_in"}
     assert all(r["importance"] >= 0.5 for r in later)
 
@@ -152,6 +154,7 @@ def test_fact_events_skip_distillation(engine_conn: psycopg.Connection, settings
                                "valid_from": "1990-02-03T00:00:00Z", "confidence": 0.8}),
     }])
     derive(engine_conn, settings)
-    [row] = queries.current(engine_conn, NS, "zoe", "birthday")
+    with open_tools(settings=settings) as tools:  # the consumer's path: provenance comes through the tool role
+        [row] = tools.current("zoe", "birthday", namespace=NS)
     assert row["value"] == "1990-02-03" and row["confidence"] == 0.8
     assert row["valid_from"].startswith("1990-02-03") and row["provenance"]["source_event_id"] == "f1"

@@ -13,11 +13,11 @@ from typing import Any
 import psycopg
 
 from bench.locomo_data import load, to_events
-from dagster_project.bronze.ingest import ingest_events
-from dagster_project.settings import Settings
-from dagster_project.silver.derive import derive
-from dagster_project.silver.distill.openai_provider import OpenAIDistiller, OpenAIJudge
-from dagster_project.silver.llm import LLMClient
+from medallion.bronze.ingest import ingest_events
+from medallion.settings import Settings
+from medallion.silver.derive import derive
+from medallion.silver.llm import LLMClient
+from medallion.silver.providers.openai_provider import OpenAIDistiller, OpenAIJudge
 from tests.support.fake_openai import (
     FakeOpenAI,
     distill_fact,

@@ -9,10 +9,10 @@ from datetime import UTC, datetime
 import psycopg
 import pytest
 
-from dagster_project.bronze.ingest import ingest_events
-from dagster_project.settings import Settings
-from dagster_project.silver import queries
-from dagster_project.silver.derive import derive
+from medallion.bronze.ingest import ingest_events
+from medallion.serve import served
+from medallion.settings import Settings
+from medallion.silver.derive import derive
 
 NS = "policy"
 _counter = iter(range(1, 10_000))
@@ -54,9 +54,9 @@ def test_each_decision_type_via_fact_events(engine_conn: psycopg.Connection, set
         ("add", "added"), ("skip", "refreshed"), ("add", "added"), ("update", "closed_previous"),
         ("supersede", "closed_previous"),
     ]
-    [lives] = queries.current(engine_conn, NS, "alice", "lives_in")
+    [lives] = served.current(engine_conn, NS, "alice", "lives_in")
     assert lives["value"] == "Lisbon" and lives["valid_to"] is None
-    history = queries.history(engine_conn, NS, "Alice", "lives_in")
+    history = served.history(engine_conn, NS, "Alice", "lives_in")
     assert [h["value"] for h in history] == ["Berlin", "Lisbon"]
     assert history[0]["valid_to"] == history[1]["valid_from"]
     assert history[0]["superseded_at"] is not None
@@ -107,8 +107,8 @@ def test_authority_then_recency_then_contested(
     assert last[1] == expected
     assert last[0] == ("supersede" if cardinality == "one" else "update")
 
-    rows = {r["value"]: r for r in queries.history(engine_conn, NS, "Bob", pred)}
-    current = {r["value"] for r in queries.current(engine_conn, NS, "Bob", pred)}
+    rows = {r["value"]: r for r in served.history(engine_conn, NS, "Bob", pred)}
+    current = {r["value"] for r in served.current(engine_conn, NS, "Bob", pred)}
     if expected == "closed_previous":
         assert current == {new}
         assert rows[old]["valid_to"] == rows[new]["valid_from"] and rows[old]["superseded_by"] == rows[new]["fact_id"]
@@ -119,7 +119,7 @@ def test_authority_then_recency_then_contested(
     else:
         assert current == {old, new}
         assert rows[old]["contested"] and rows[new]["contested"]
-        assert {r["value"] for r in queries.contested_pairs(engine_conn, NS)} == {old, new}
+        assert {r["value"] for r in served.contested(engine_conn, NS)} == {old, new}
 
 
 def test_what_we_believed_then_about_when(engine_conn: psycopg.Connection, settings: Settings) -> None:
@@ -134,7 +134,7 @@ def test_what_we_believed_then_about_when(engine_conn: psycopg.Connection, setti
     july, march, before = (datetime(2026, m, 1, tzinfo=UTC) for m in (7, 3, 1))
 
     def believed(valid_at: datetime, recorded_at: datetime) -> list[str]:
-        return [r["value"] for r in queries.as_of(engine_conn, NS, valid_at=valid_at, recorded_at=recorded_at,
+        return [r["value"] for r in served.as_of(engine_conn, NS, valid_at=valid_at, recorded_at=recorded_at,
                                                    subject="Carol", predicate="lives_in")]
 
     assert believed(july, monday) == ["Berlin"]  # on Monday we did not know about the move yet

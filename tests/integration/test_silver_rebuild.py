@@ -16,12 +16,12 @@ import psycopg
 import pytest
 
 from bench.locomo_data import DEFAULT_PATH, load, to_events
-from dagster_project.bronze.erasure import approve_erasure, request_erasure
-from dagster_project.bronze.ingest import ingest_events, ingest_jsonl
-from dagster_project.gold.capabilities import grant
-from dagster_project.settings import Settings
-from dagster_project.silver import fingerprint
-from dagster_project.silver.derive import derive, ledger_hash
+from medallion.bronze.erasure import approve_erasure, request_erasure
+from medallion.bronze.ingest import ingest_events, ingest_jsonl
+from medallion.serve.capabilities import grant
+from medallion.settings import Settings
+from medallion.silver import fingerprint
+from medallion.silver.derive import derive, ledger_hash
 
 REPO = Path(__file__).resolve().parents[2]
 LOCOMO_TURNS = 120
@@ -123,9 +123,9 @@ def test_erasure_rederives_the_namespace(engine_conn: psycopg.Connection, admin_
 
 _WORKER = """
 import sys
-from dagster_project.db.connection import connect
-from dagster_project.settings import Settings
-from dagster_project.silver.derive import derive
+from medallion.db.connection import connect
+from medallion.settings import Settings
+from medallion.silver.derive import derive
 settings = Settings(database_url=sys.argv[1], home=sys.argv[2])  # a killed run must not hold the cache hostage
 conn = connect(settings, "engine", autocommit=True)
 print("started", flush=True)

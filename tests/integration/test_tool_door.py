@@ -22,10 +22,10 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from typer.testing import CliRunner
 
-from dagster_project.cli import app
-from dagster_project.gold import capabilities
-from dagster_project.gold.tools import ToolError, open_tools
-from dagster_project.settings import Settings
+from medallion.interfaces.cli import app
+from medallion.serve import capabilities
+from medallion.serve.tools import ToolError, open_tools
+from medallion.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
 NS = "door-a"
@@ -114,7 +114,7 @@ def test_mcp_hostile_argument_is_a_tool_error_and_telemetry_survives(
     env.update({"MEDALLION_DATABASE_URL": remembered.database_url or "", "MEDALLION_HOME": str(remembered.home),
                 "MEDALLION_TOKEN": token, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
                 "MEDALLION_DATA_DICTIONARY_PATH": str(tmp_path / "DATA_DICTIONARY.md")})
-    params = StdioServerParameters(command=sys.executable, args=["-m", "dagster_project.gold.mcp_server"], env=env,
+    params = StdioServerParameters(command=sys.executable, args=["-m", "medallion.interfaces.mcp_server"], env=env,
                                    cwd=str(REPO))
     before = len(_rows(admin_conn))
 

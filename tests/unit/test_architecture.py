@@ -12,8 +12,8 @@ import ast
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-PACKAGE = "dagster_project"
-CHECKED = ("dagster_project", "bench")
+PACKAGES = ("medallion", "dagster_project")
+CHECKED = ("medallion", "dagster_project", "bench")
 
 
 def _is_module(dotted: str) -> bool:
@@ -31,7 +31,7 @@ def _reaches(path: Path) -> list[str]:
     modules: dict[str, str] = {}  # local name -> project module it stands for
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == PACKAGE:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in PACKAGES:
             for alias in node.names:
                 if _private(alias.name):
                     found.append(f"from {node.module} import {alias.name}")
@@ -39,7 +39,7 @@ def _reaches(path: Path) -> list[str]:
                     modules[alias.asname or alias.name] = f"{node.module}.{alias.name}"
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.split(".")[0] == PACKAGE and alias.asname:
+                if alias.name.split(".")[0] in PACKAGES and alias.asname:
                     modules[alias.asname] = alias.name
     for node in ast.walk(tree):
         if (isinstance(node, ast.Attribute) and _private(node.attr) and isinstance(node.value, ast.Name)
@@ -58,6 +58,21 @@ def test_no_module_uses_another_modules_private_names() -> None:
 def test_the_check_sees_both_forms(tmp_path: Path) -> None:
     """The check itself: an import of a private name and an attribute use of one are both reported."""
     sample = tmp_path / "sample.py"
-    sample.write_text("from dagster_project.gold.served import _x\nfrom dagster_project.gold import search\n"
+    sample.write_text("from medallion.serve.served import _x\nfrom medallion.serve import search\n"
                       "search._y()\n")
-    assert _reaches(sample) == ["from dagster_project.gold.served import _x", "dagster_project.gold.search._y"]
+    assert _reaches(sample) == ["from medallion.serve.served import _x", "medallion.serve.search._y"]
+
+
+def test_the_engine_runs_without_loading_dagster() -> None:
+    """`import medallion` gives the Python API, and neither it nor the CLI and MCP shells load Dagster:
+    the engine is usable where Dagster is not installed or not wanted."""
+    import subprocess
+    import sys
+
+    roots = "('dagster', 'dagster_dbt', 'dagster_project')"
+    probe = ("import sys, medallion, medallion.serve.tools, medallion.interfaces.cli, "
+             "medallion.interfaces.mcp_server; assert medallion.open_tools.__doc__; "
+             f"print(sorted(m for m in sys.modules if m.split('.')[0] in {roots}))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

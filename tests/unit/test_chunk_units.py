@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dagster_project.silver import chunks
+from medallion.silver import chunks
 
 TURN = ("We shipped the billing export on Friday after two weeks of testing. "
         "Marta asked for a CSV option too, so that is next on the list.")

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from dagster_project.bronze.contract import (
+from medallion.bronze.contract import (
     KINDS,
     Event,
     FactPayload,
@@ -31,7 +31,7 @@ from dagster_project.bronze.contract import (
     validate_line,
     validate_object,
 )
-from dagster_project.bronze.ingest import parse_jsonl, split_lines
+from medallion.bronze.ingest import parse_jsonl, split_lines
 from tests.support.contract_events import FULL, LIMIT, MINIMAL, RELAXED, REQUIRED, SLOW
 
 # --- valid events ---------------------------------------------------------------------------------

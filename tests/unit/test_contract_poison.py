@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dagster_project.bronze.contract import (
+from medallion.bronze.contract import (
     EARLIEST_TIME,
     INT64_MAX,
     INT64_MIN,

@@ -1,8 +1,8 @@
-"""Turn-level fusion (gold/fusion.py): each ranked list votes once per Bronze event."""
+"""Turn-level fusion (serve/fusion.py): each ranked list votes once per Bronze event."""
 
 from __future__ import annotations
 
-from dagster_project.gold.fusion import OWN_SHARE, RRF_K, fuse
+from medallion.serve.fusion import OWN_SHARE, RRF_K, fuse
 
 
 def test_many_items_of_one_event_do_not_outvote_two_lists_that_agree() -> None:

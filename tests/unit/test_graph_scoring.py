@@ -1,4 +1,4 @@
-"""The graph walk of search and follow (gold/graph.py), on tuples: no database.
+"""The graph walk of search and follow (serve/graph.py), on tuples: no database.
 
 Entities and predicates here are invented; the rules under test are general (key words, stems,
 bridges, last hop first), so nothing is tuned to a benchmark's relations.
@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from dagster_project.gold import fusion, graph
-from dagster_project.gold.graph import Hop, Mention, Step
+from medallion.serve import fusion, graph
+from medallion.serve.graph import Hop, Mention, Step
 
 # (subject, predicate, object or None for a literal value, fact id)
 EDGES = [

@@ -1,4 +1,4 @@
-"""How the graph walk of search scores and extends paths (gold/graph.py), without a database.
+"""How the graph walk of search scores and extends paths (serve/graph.py), without a database.
 
 People, towns, projects and predicates are invented; each test pins one general rule: words are
 used once along a path, acronyms spell key words, a bridge must explain more than its prefix, the
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from dagster_project.gold import graph
-from dagster_project.gold.graph import Hop, Mention
+from medallion.serve import graph
+from medallion.serve.graph import Hop, Mention
 
 
 def _fetch(edges: Sequence[tuple[str, str, str | None, str]]) -> graph.Fetch:

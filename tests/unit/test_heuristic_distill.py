@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from dagster_project.silver.types import EventInput
+from medallion.silver.types import EventInput
 from tests.support.distill_events import DISTILLER, LOCOMO_DAY, OCC, TODAY, d, make_event, summary
 
 REPO = Path(__file__).resolve().parents[2]
@@ -149,7 +149,7 @@ def test_s1_a_nested_possessive_keeps_its_owner() -> None:
 def test_s1_the_memo_key_depends_on_the_namespace() -> None:
     """The distiller reads a team's name from a ``team-…`` namespace, so the same note in two
     namespaces has two memoised outputs."""
-    from dagster_project.silver.distill_memo import cache_key
+    from medallion.silver.distill_memo import cache_key
 
     note = "Our goal is to launch usage-based billing."
     assert DISTILLER.distill(make_event(note, namespace="team-atlas"))[0].subject == "team-atlas"

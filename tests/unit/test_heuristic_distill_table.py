@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from dagster_project.silver.distill.heuristic import HeuristicDistiller
+from medallion.silver.providers.heuristic import HeuristicDistiller
 from tests.support.distill_events import DISTILLER, LOCOMO_DAY, TODAY, d, make_event, summary
 
 

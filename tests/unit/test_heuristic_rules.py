@@ -12,11 +12,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from dagster_project.silver.distill.heuristic import PATTERN_RULES, HeuristicDistiller, apply_pattern_rules, rule
-from dagster_project.silver.distill.heuristic import rules as rules_module
-from dagster_project.silver.distill.heuristic.rule_base import UNREAD, ProtoFact, RuleInput
-from dagster_project.silver.distill.heuristic.sentences import make_context, parse_subject
-from dagster_project.silver.types import EventInput
+from medallion.silver.providers.heuristic import PATTERN_RULES, HeuristicDistiller, apply_pattern_rules, rule
+from medallion.silver.providers.heuristic import rules as rules_module
+from medallion.silver.providers.heuristic.rule_base import UNREAD, ProtoFact, RuleInput
+from medallion.silver.providers.heuristic.sentences import make_context, parse_subject
+from medallion.silver.types import EventInput
 
 OCC = datetime(2026, 4, 15, 10, 0, tzinfo=UTC)  # a Wednesday
 

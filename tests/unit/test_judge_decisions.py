@@ -1,6 +1,6 @@
 """The offline conflict judge (S3), called directly on candidates and neighbours, no database.
 
-Every decision path of :mod:`dagster_project.silver.judge` is exercised with invented notes about a
+Every decision path of :mod:`medallion.silver.judge` is exercised with invented notes about a
 small team: what is already known is skipped, a refinement updates, a changed single value
 supersedes, a many-valued slot grows. Cosine scores are given by hand, so no embedding model runs.
 """
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from dagster_project.silver.judge import DEFAULT_THRESHOLD, HeuristicJudge, canonical_value, less_specific, refines
-from dagster_project.silver.types import FactCandidate, Judgement, Neighbour
+from medallion.silver.judge import DEFAULT_THRESHOLD, HeuristicJudge, canonical_value, less_specific, refines
+from medallion.silver.types import FactCandidate, Judgement, Neighbour
 
 NOW = datetime(2026, 4, 15, 10, 0, tzinfo=UTC)
 EARLIER = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)

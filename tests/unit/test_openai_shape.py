@@ -13,7 +13,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from dagster_project.silver.distill.openai_provider import (
+from medallion.silver.llm import load_card
+from medallion.silver.providers.openai_provider import (
     DISTILL_ACCEPT,
     UnusableFact,
     fact_candidate,
@@ -21,8 +22,7 @@ from dagster_project.silver.distill.openai_provider import (
     slot_cardinality,
     typed_value,
 )
-from dagster_project.silver.llm import load_card
-from dagster_project.silver.types import EventInput, FactCandidate
+from medallion.silver.types import EventInput, FactCandidate
 from tests.support.fake_openai import distill_fact
 
 T0 = datetime(2026, 3, 1, 10, tzinfo=UTC)

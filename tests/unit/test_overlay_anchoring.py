@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dagster_project.silver.overlays import FUZZY_MIN, Anchor, anchor, fuzzy_locate, locate
+from medallion.silver.overlays import FUZZY_MIN, Anchor, anchor, fuzzy_locate, locate
 
 EXPORT_QUOTE = "billing exports now run nightly at 02:00 UTC"
 EXPORT_REWORDED = "Ticket 4411: the billing export now runs nightly at 02:00 UTC for all tenants."

@@ -1,0 +1,1 @@
+"""The asset modules, one per layer: each asset body calls engine functions and returns metadata."""

@@ -1,1 +1,0 @@
-"""Gold: what consumers touch (tools, capabilities, overlays, MCP, aggregates)."""

@@ -1,0 +1,87 @@
+"""``medallion ingest``: land a JSONL file in Bronze through the event contract."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import psycopg
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from medallion.bronze.ingest import IngestResult, ingest_jsonl
+from medallion.interfaces.cli.common import (
+    JsonOpt,
+    acting_capability,
+    app,
+    connect_or_fail,
+    emit_json,
+    err,
+    fail,
+    first_line,
+    load_settings,
+    out,
+)
+
+
+@app.command("ingest")
+def ingest(
+    file: Annotated[str, typer.Argument(help="A JSONL file of events, or - for standard input.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Land events (B2 contract) in Bronze; prints inserted/duplicate/conflict/rejected counts."""
+    settings = load_settings()
+    if file == "-":
+        data, origin = sys.stdin.buffer.read(), "cli:stdin"
+    else:
+        path = Path(file)
+        if not path.is_file():
+            fail(f"{file} does not exist or is not a file")
+        data, origin = path.read_bytes(), f"file:{path.resolve()}"
+    conn = connect_or_fail(settings)
+    cap = acting_capability(settings, conn)
+    if cap is not None and "remember" not in cap.verbs:
+        fail("this capability may not write events (it lacks the remember verb)", 2)
+    landed = 0
+    with Progress(
+        TextColumn("ingest"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err, transient=True, disable=as_json,
+    ) as bar:
+        task = bar.add_task("ingest", total=None)
+
+        def advance(done: int, total: int) -> None:
+            nonlocal landed
+            landed = done
+            bar.update(task, completed=done, total=total)
+
+        try:
+            result = ingest_jsonl(
+                conn, data, origin=origin, max_content_bytes=settings.max_content_bytes,
+                max_authority=cap.max_authority if cap else None,
+                allowed_namespaces=cap.namespaces if cap else None,
+                writer=cap.principal if cap else None, may_overlay=cap is None or "overlay" in cap.verbs,
+                batch_size=5000, progress=advance,
+            )
+        except psycopg.OperationalError as exc:
+            fail(f"the database went away during ingest ({first_line(exc)}); the first {landed} lines were "
+                 "handled, and ingest is idempotent: run the same command again")
+    conn.close()
+    _report_ingest(result, as_json)
+    if not result.ok:
+        raise typer.Exit(1)
+
+
+def _report_ingest(result: IngestResult, as_json: bool) -> None:
+    if as_json:
+        emit_json(result.summary())
+        return
+    out.print(
+        f"inserted {result.inserted}, duplicate {result.duplicate}, "
+        f"conflict {result.conflict}, rejected {result.rejected}"
+    )
+    for item in result.summary()["rejects"]:
+        label = "" if item["status"] == "conflict" else "rejected: "
+        err.print(f"  line {item['line']}: {label}{item['reason']}", markup=False, highlight=False, soft_wrap=True)
+    if result.rejected or result.conflict:
+        err.print("Rejected and conflicting lines are kept in bronze.quarantine with their raw bytes.")

@@ -1,0 +1,40 @@
+"""``medallion materialize``: run the Dagster job in-process and summarise what each layer did."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from medallion.interfaces.cli.common import JsonOpt, app, emit_json, err, fail, load_settings, out
+
+
+@app.command("materialize")
+def materialize(
+    full_rebuild: Annotated[bool, typer.Option("--full-rebuild", help="Re-derive everything from Bronze.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run the Dagster job in-process: land the inbox, derive Silver, build dbt and the data dictionary."""
+    from dagster_project.runs import run_job  # the one door from the engine's CLI into the code location
+
+    settings = load_settings()
+    job = "materialize_all" if full_rebuild else "incremental"
+    with err.status(f"running {job}…"):
+        run = run_job(settings, full_rebuild)
+    summary = run.summary
+    if not run.success:
+        if run.log_tail:
+            err.print(run.log_tail, markup=False, highlight=False)
+        fail(f"{job} failed: {run.failure}")
+    if as_json:
+        emit_json(summary)
+        return
+    bronze, facts, dbt = summary["bronze"], summary["silver"], summary["dbt"]
+    out.print(f"{job}: run {summary['run_id']}")
+    out.print(f"  bronze: inserted {bronze.get('inserted', 0)}, rejected {bronze.get('rejected', 0)}")
+    out.print(f"  silver: {facts.get('events_processed', 0)} events → added {facts.get('added', 0)}, "
+              f"updated {facts.get('updated', 0)}, superseded {facts.get('superseded', 0)}, skipped "
+              f"{facts.get('skipped', 0)}, contested {facts.get('contested', 0)}; failures {facts.get('failures', 0)}")
+    out.print(f"  dbt: {dbt['models']} models and seeds built; checks {dbt['checks_passed']} passed, "
+              f"{dbt['checks_failed']} failed")
+    out.print(f"  data dictionary: {summary['dictionary'].get('dagster/row_count', 0)} columns documented")

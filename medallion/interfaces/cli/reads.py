@@ -1,0 +1,179 @@
+"""The tool verbs on the command line: current, history, list, read, search, relate, follow, recall, remember."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+import typer
+
+from medallion.interfaces.cli.common import (
+    JsonOpt,
+    NamespaceOpt,
+    app,
+    emit_json,
+    fact_rows,
+    fail,
+    out,
+    statement_rows,
+    tool_session,
+)
+
+
+@app.command("current")
+def current_cmd(subject: str, predicate: str, namespace: NamespaceOpt, as_json: JsonOpt = False) -> None:
+    """Every open version of a slot (several for many-valued predicates or a contested pair)."""
+    with tool_session() as tools:
+        fact_rows(tools.current(subject, predicate, namespace=namespace), as_json, f"{subject} {predicate}")
+
+
+@app.command("history")
+def history_cmd(subject: str, predicate: str, namespace: NamespaceOpt, as_json: JsonOpt = False) -> None:
+    """All versions of a slot, ordered by valid_from."""
+    with tool_session() as tools:
+        fact_rows(tools.history(subject, predicate, namespace=namespace), as_json, f"history of {subject} {predicate}")
+
+
+@app.command("list")
+def list_cmd(
+    namespace: NamespaceOpt,
+    subject: Annotated[str | None, typer.Option("--subject", help="Only this subject (name or alias).")] = None,
+    predicate: Annotated[str | None, typer.Option("--predicate", help="Only this predicate.")] = None,
+    include_superseded: Annotated[bool, typer.Option("--include-superseded", help="Closed versions too.")] = False,
+    limit: Annotated[int, typer.Option("--limit", min=1)] = 100,
+    as_json: JsonOpt = False,
+) -> None:
+    """Facts of a namespace (current ones unless --include-superseded)."""
+    with tool_session() as tools:
+        rows = tools.list(namespace=namespace, subject=subject, predicate=predicate,
+                          include_superseded=include_superseded, limit=limit)
+    statement_rows(rows, as_json, f"facts in {namespace}")
+
+
+@app.command("read")
+def read_cmd(
+    fact_id: Annotated[str | None, typer.Argument(help="A fact id (or use --path for a document).")] = None,
+    path: Annotated[str | None, typer.Option("--path", help="A document path (needs -n).")] = None,
+    namespace: Annotated[str | None, typer.Option("--namespace", "-n")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """One fact with its provenance and overlays, or a document's current version."""
+    with tool_session() as tools:
+        rows = tools.read(fact_id, path=path, namespace=namespace)
+    if as_json:
+        emit_json(rows)
+        return
+    for row in rows:
+        if "content" in row:
+            out.print(f"[bold]{row['path']}[/bold] @ {row['version_hash'][:12]}\n{row['content']}", markup=False)
+            continue
+        out.print(f"{row['statement']}  [{row['predicate']}, authority {row['authority']}, "
+                  f"valid {(row['valid_from'] or '')[:10]} → {(row['valid_to'] or 'now')[:10]}]", markup=False)
+        out.print(f"  provenance: {row['provenance']}", markup=False)
+        for overlay in row.get("overlays", []):
+            out.print(f"  overlay {overlay['overlay_id']}: {overlay['action']} by {overlay['author']}", markup=False)
+
+
+@app.command("search")
+def search_cmd(
+    query: str,
+    namespace: NamespaceOpt,
+    k: Annotated[int, typer.Option("-k", min=1, max=200, help="How many results.")] = 10,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="ISO 8601: what was believed then about then.")] = None,
+    subject: Annotated[str | None, typer.Option("--subject")] = None,
+    predicate: Annotated[str | None, typer.Option("--predicate")] = None,
+    min_authority: Annotated[int | None, typer.Option("--min-authority", min=1, max=5)] = None,
+    include_superseded: Annotated[bool, typer.Option("--include-superseded")] = False,
+    every_item: Annotated[bool, typer.Option(
+        "--every-item", help="Every matching fact and chunk (default: one result per source event).")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Hybrid search (vector + full text, fused) over facts and chunks, verified against the ledger.
+
+    Each result is a different source event; its other facts and its chunk are under same_event."""
+    when = None
+    if as_of:
+        try:
+            when = datetime.fromisoformat(as_of)
+        except ValueError:
+            fail(f"--as-of {as_of!r} is not an ISO 8601 timestamp")
+    with tool_session() as tools:
+        rows = tools.search(query, namespace=namespace, k=k, as_of=when, subject=subject, predicate=predicate,
+                            min_authority=min_authority, include_superseded=include_superseded,
+                            per_event=not every_item)
+    statement_rows(rows, as_json, f"search: {query}")
+
+
+@app.command("relate")
+def relate_cmd(a: str, b: str, namespace: NamespaceOpt,
+               max_depth: Annotated[int, typer.Option("--max-depth", min=1, max=6)] = 3,
+               as_json: JsonOpt = False) -> None:
+    """How two entities are related (paths over current relations, each hop with its fact)."""
+    with tool_session() as tools:
+        paths = tools.relate(a, b, namespace=namespace, max_depth=max_depth)
+    if as_json:
+        emit_json(paths)
+        return
+    if not paths:
+        out.print(f"no relation between {a} and {b} within {max_depth} hops")
+    for path in paths:
+        out.print(" → ".join(path["path"]) + "   (" + "; ".join(f["statement"] or "" for f in path["facts"]) + ")")
+
+
+@app.command("follow")
+def follow_cmd(
+    entity: Annotated[str, typer.Argument(help="The entity to start from (name or alias).")],
+    predicates: Annotated[list[str], typer.Argument(help="The predicates to follow, in order (e.g. works_at).")],
+    namespace: NamespaceOpt,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="ISO 8601: follow what was believed then.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Follow a chain of predicates from an entity over current facts: each hop's facts, then the values."""
+    with tool_session() as tools:
+        walked = tools.follow(entity, predicates, namespace=namespace, as_of=as_of)
+    if as_json:
+        emit_json(walked)
+        return
+    for i, hop in enumerate(walked["hops"], start=1):
+        out.print(f"{i}. {hop['key']}{' (inverse)' if hop['inverse'] else ''}", markup=False)
+        for fact in hop["facts"]:
+            out.print(f"   {fact['statement']}  [{fact['fact_id'][:12]}]", markup=False)
+        if not hop["facts"]:
+            out.print("   nothing believed here", markup=False)
+    out.print("values: " + (", ".join(str(v) for v in walked["values"]) or "none"), markup=False)
+
+
+@app.command("recall")
+def recall_cmd(query: str, namespace: NamespaceOpt,
+               stakes: Annotated[str, typer.Option("--stakes", help="low or high")] = "low",
+               as_json: JsonOpt = False) -> None:
+    """The retrieval cascade (G5): says which hop answered."""
+    with tool_session() as tools:
+        answer = tools.recall(query, namespace=namespace, stakes=stakes)
+    if as_json:
+        emit_json(answer)
+        return
+    out.print(f"hop: {answer['hop']} ({answer['reason']})")
+    for item in answer["answers"]:
+        out.print(f"  {item.get('statement') or ' → '.join(item.get('path', []))}", markup=False)
+
+
+@app.command("remember")
+def remember_cmd(
+    namespace: NamespaceOpt,
+    content: Annotated[str, typer.Option("--content", help="What to remember.")],
+    kind: Annotated[str, typer.Option("--kind", help="note, transcript, fact, ... (the B2 kinds)")] = "note",
+    source_event_id: Annotated[str | None, typer.Option("--source-event-id", help="Default: a content hash.")] = None,
+    source: Annotated[str, typer.Option("--source")] = "cli",
+    actor: Annotated[str | None, typer.Option("--actor", help="Who said it, e.g. user:alice.")] = None,
+    no_derive: Annotated[bool, typer.Option("--no-derive", help="Land in Bronze only; derive later.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write one event to Bronze through the contract (and derive it)."""
+    with tool_session() as tools:
+        result = tools.remember(namespace=namespace, content=content, kind=kind, source=source,
+                                source_event_id=source_event_id, actor=actor, derive_now=not no_derive)
+    if as_json:
+        emit_json(result)
+    else:
+        out.print(f"{result['status']}: event {result['event_id']} ({result['source']}/{result['source_event_id']})")

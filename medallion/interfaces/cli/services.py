@@ -1,0 +1,130 @@
+"""Operations: the drift audit, the wiki, the MCP server, the dbt docs and passthrough, the Dagster UI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from medallion.interfaces.cli.common import (
+    JsonOpt,
+    acting_capability,
+    app,
+    connect_or_fail,
+    emit_json,
+    err,
+    fail,
+    load_settings,
+    out,
+    require_admin,
+)
+
+
+@app.command("audit")
+def audit_cmd(as_json: JsonOpt = False) -> None:
+    """Run the drift audit now (A1); exit 1 when any finding is an error."""
+    from medallion.audit import drift
+
+    settings = load_settings()
+    conn = connect_or_fail(settings)
+    require_admin(acting_capability(settings, conn))
+    with err.status("auditing Bronze, Silver, projections and stale facts…"):
+        report = drift.run_audit(conn, settings, hindsight_sample=drift.configured_sampler(settings))
+        drift.store(conn, report)
+    if as_json:
+        emit_json(report.as_json())
+    elif not report.findings:
+        out.print(f"drift audit {report.run_id}: clean ({report.seconds:.1f}s)")
+    else:
+        table = Table("check", "severity", "namespace", "detail", title=f"drift audit {report.run_id}")
+        for f in report.findings:
+            table.add_row(f.check, f.severity, f.namespace or "", f.detail)
+        out.print(table)
+    raise typer.Exit(0 if report.ok else 1)
+
+
+@app.command("wiki")
+def wiki_cmd(as_json: JsonOpt = False) -> None:
+    """Compile the wiki from the ledger now (G10)."""
+    from medallion.publish.wiki import compile_wiki
+    from medallion.serve.tools import open_tools
+
+    settings = load_settings()
+    conn = connect_or_fail(settings)
+    require_admin(acting_capability(settings, conn))
+    with open_tools(None, settings, origin="cli") as tools:
+        result = compile_wiki(settings, conn, tools)
+    summary = {"pages": len(result.pages), "removed": len(result.removed), "root": str(settings.wiki_root),
+               "ledger_hash": result.ledger_hash}
+    if as_json:
+        emit_json(summary)
+    else:
+        out.print(f"{summary['pages']} pages in {summary['root']} ({summary['removed']} removed)")
+
+
+@app.command("mcp")
+def mcp_cmd(http: Annotated[int | None, typer.Option("--http", help="Serve streamable HTTP on 127.0.0.1:PORT.")]
+            = None) -> None:
+    """The MCP server over the Gold tools (stdio by default); the token comes from MEDALLION_TOKEN or the request."""
+    from medallion.interfaces import mcp_server
+
+    mcp_server.main(http_port=http)
+
+
+@app.command("docs")
+def docs(
+    port: Annotated[int, typer.Option("--port", help="Port of the docs site on 127.0.0.1.")] = 8580,
+    generate_only: Annotated[bool, typer.Option("--generate-only", help="Generate, do not serve.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Generate the dbt docs (the data dictionary site) and serve them on 127.0.0.1."""
+    from medallion.publish.dbt_runner import DBT_PROJECT_DIR, dbt_environment, dbt_executable
+
+    settings = load_settings()
+    base = [dbt_executable(), "--quiet"]
+    where = ["--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR)]
+    with dbt_environment(settings):
+        code = subprocess.call([*base, "docs", "generate", *where], cwd=DBT_PROJECT_DIR)
+        if code != 0:
+            fail("dbt docs generate failed: run `medallion materialize` first so the relations exist", code)
+        target = DBT_PROJECT_DIR / "target"
+        if generate_only or as_json:
+            if as_json:
+                emit_json({"generated": True, "catalog": str(target / "catalog.json"),
+                           "url": f"http://127.0.0.1:{port}"})
+            else:
+                out.print(f"dbt docs generated in {target}")
+            return
+        out.print(f"dbt docs on http://127.0.0.1:{port} (Ctrl-C to stop)")
+        sys.stdout.flush()
+        # become the docs server, so stopping this process stops the server (no orphaned child)
+        os.chdir(DBT_PROJECT_DIR)
+        os.execvp(dbt_executable(), [dbt_executable(), "docs", "serve", "--host", "127.0.0.1", "--port", str(port),
+                                    "--no-browser", *where])
+
+
+@app.command("dbt", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def dbt_passthrough(ctx: typer.Context) -> None:
+    """Run any dbt command against this project's database, e.g. `medallion dbt -- show -s review_queue`."""
+    from medallion.publish.dbt_runner import DBT_PROJECT_DIR, dbt_environment, dbt_executable
+
+    with dbt_environment(load_settings()):
+        where = ["--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR)]
+        raise typer.Exit(subprocess.call([dbt_executable(), *ctx.args, *where], cwd=DBT_PROJECT_DIR))
+
+
+@app.command("ui")
+def ui(port: Annotated[int, typer.Option("--port")] = 3000) -> None:
+    """Open the Dagster UI on 127.0.0.1 (dagster dev on this project)."""
+    settings = load_settings()
+    dagster_home = settings.home / "dagster"
+    dagster_home.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "DAGSTER_HOME": str(dagster_home.resolve())}
+    out.print(f"Dagster UI on http://127.0.0.1:{port} (Ctrl-C to stop)")
+    cmd = [sys.executable, "-m", "dagster", "dev", "-m", "dagster_project.definitions", "-h", "127.0.0.1",
+           "-p", str(port)]
+    raise typer.Exit(subprocess.call(cmd, env=env))

@@ -1,0 +1,121 @@
+"""The dbt project as the engine sees it: where it is, how dbt connects, and a prepared manifest.
+
+No Dagster here: the Dagster asset wiring over the same project is ``dagster_project/dbt.py``.
+
+dbt reads its connection from ``dbt_project/profiles.yml``, which takes every value from
+``MEDALLION_DBT_*`` variables; :func:`dbt_env` derives them from the same settings as the engine
+(the embedded server's socket directory becomes the host), so dbt and the engine always talk to the
+same database. The manifest is prepared explicitly (``dbt parse``) whenever the project's files
+changed, so tests, CI and ``make demo`` load current definitions, not only ``dagster dev``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from psycopg.conninfo import conninfo_to_dict
+
+from medallion.db.connection import ensure_ready
+from medallion.settings import Settings
+
+DBT_PROJECT_DIR = Path(__file__).resolve().parents[2] / "dbt_project"
+_SOURCE_STAMP = ".medallion_source_hash"
+_PARSED_DIRS = ("models", "macros", "seeds", "tests")
+_PARSED_FILES = ("dbt_project.yml", "profiles.yml")
+_ENV_KEYS = ("MEDALLION_DBT_HOST", "MEDALLION_DBT_PORT", "MEDALLION_DBT_USER", "MEDALLION_DBT_PASSWORD",
+             "MEDALLION_DBT_DBNAME")
+
+MANIFEST_PATH = DBT_PROJECT_DIR / "target" / "manifest.json"
+
+
+def dbt_env(settings: Settings) -> dict[str, str]:
+    """The ``MEDALLION_DBT_*`` variables profiles.yml reads, from the engine's settings.
+
+    dbt logs in as the administrative login (it acts as ``medallion_owner`` via the profile's role),
+    the same login that runs migrations; it starts the embedded server and migrates if needed.
+    """
+    params = conninfo_to_dict(ensure_ready(settings))
+    return {
+        "MEDALLION_DBT_HOST": str(params.get("host") or "localhost"),
+        "MEDALLION_DBT_PORT": str(params.get("port") or "5432"),
+        "MEDALLION_DBT_USER": str(params.get("user") or "postgres"),
+        "MEDALLION_DBT_PASSWORD": str(params.get("password") or ""),
+        "MEDALLION_DBT_DBNAME": str(params.get("dbname") or "medallion"),
+    }
+
+
+@contextmanager
+def dbt_environment(settings: Settings) -> Iterator[dict[str, str]]:
+    """Point dbt subprocesses started inside the block at the settings' database.
+
+    dagster-dbt starts dbt with a copy of ``os.environ``, so the variables are set for the block and
+    restored after it (runs in one process are sequential; the multiprocess executor forks per run).
+    """
+    env = dbt_env(settings)
+    saved = {key: os.environ.get(key) for key in _ENV_KEYS}
+    os.environ.update(env)
+    try:
+        yield env
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def source_hash(project_dir: Path = DBT_PROJECT_DIR) -> str:
+    """Hash of every file dbt parses: a change to any of them makes the manifest stale."""
+    digest = hashlib.sha256()
+    paths = [project_dir / name for name in _PARSED_FILES]
+    for folder in _PARSED_DIRS:
+        paths.extend(sorted(p for p in (project_dir / folder).rglob("*") if p.is_file()))
+    for path in paths:
+        digest.update(str(path.relative_to(project_dir)).encode())
+        digest.update(path.read_bytes() if path.exists() else b"")
+    return digest.hexdigest()
+
+
+def dbt_executable() -> str:
+    """The ``dbt`` installed next to this Python (the project's venv), else whatever is on PATH."""
+    beside = Path(sys.executable).with_name("dbt")
+    return str(beside) if beside.exists() else "dbt"
+
+
+def prepare_manifest(force: bool = False) -> Path:
+    """Run ``dbt parse`` when the manifest is missing or older than the project's files.
+
+    ``dbt parse`` needs no database connection; profiles.yml falls back to its defaults.
+    """
+    manifest = MANIFEST_PATH
+    stamp = manifest.parent / _SOURCE_STAMP
+    current = source_hash()
+    if not force and manifest.exists() and stamp.exists() and stamp.read_text() == current:
+        return manifest
+    command = [dbt_executable(), "parse", "--quiet", "--project-dir", str(DBT_PROJECT_DIR),
+               "--profiles-dir", str(DBT_PROJECT_DIR)]
+    # parse with profiles.yml's defaults, never a caller's database: the manifest names `medallion`
+    env = {key: value for key, value in os.environ.items() if key not in _ENV_KEYS}
+    result = subprocess.run(command, capture_output=True, text=True, check=False, cwd=DBT_PROJECT_DIR,  # noqa: S603
+                            env=env)
+    if result.returncode != 0:
+        raise RuntimeError(f"dbt parse failed; fix the dbt project and retry:\n{result.stdout}\n{result.stderr}")
+    stamp.write_text(current)
+    return manifest
+
+
+def run_dbt(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run one dbt command on the project with the venv's dbt, in the current environment (set the
+    database with :func:`dbt_environment`); raise with dbt's own output when it fails."""
+    command = [dbt_executable(), *args, "--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR)]
+    result = subprocess.run(command, capture_output=True, text=True, check=False, cwd=DBT_PROJECT_DIR)  # noqa: S603
+    if result.returncode != 0:
+        raise RuntimeError(f"dbt {args[0]} failed; fix the dbt project or the database and retry:\n"
+                           f"{result.stdout[-4000:]}\n{result.stderr[-2000:]}")
+    return result

@@ -1,0 +1,103 @@
+"""Turn-level reciprocal rank fusion for hybrid search (G4).
+
+Search ranks several lists of candidates (fact vectors, fact full text, chunk vectors and full text
+over every chunk, the same over whole passages only, and the graph list of serve/graph.py), and
+several facts and chunks often come from one Bronze event. Fused item by
+item, an event with five near-identical facts outvotes an event that two different lists agree on.
+So each list votes once per *event*, at the rank of that event among the list's distinct events;
+an item's score is its event's score plus a small share of its own fused score, which only orders
+the items of one event among themselves.
+
+Measured on LoCoMo (bench/results/locomo_proposals.md): K = 10 rather than the textbook 60, because
+a handful of lists of 50 candidates each make the first ranks decisive.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+RRF_K = 10
+OWN_SHARE = 1e-3  # an item's own fused score, scaled to stay below any gap between two events
+
+
+def fuse(lists: Mapping[str, Sequence[str]], event_of: Mapping[str, Hashable],
+         weights: Mapping[str, float] | None = None, k: int = RRF_K,
+         stand_in: Mapping[str, Collection[Hashable]] | None = None) -> dict[str, float]:
+    """Score every item of ``lists`` (ranked ids, best first) by its event's fused rank.
+
+    ``event_of`` maps an item to the Bronze event it came from; an item without one counts as its
+    own event. ``stand_in`` names, per list, events whose vote counts twice: a turn that stated no
+    fact ("Biscuit, after my grandmother's recipe.") is seen only by the chunk lists, so its chunk
+    votes for the fact view too, and it competes with turns that have both. Returns item → score,
+    higher is better.
+    """
+    event_score: dict[Hashable, float] = {}
+    own: dict[str, float] = {}
+    for name, ids in lists.items():
+        weight = 1.0 if weights is None else weights.get(name, 1.0)
+        doubled = (stand_in or {}).get(name, ())
+        seen: set[Hashable] = set()
+        for rank, item in enumerate(ids, start=1):
+            own[item] = own.get(item, 0.0) + 1.0 / (k + rank)
+            event = event_of.get(item, ("item", item))
+            if event in seen:
+                continue
+            seen.add(event)
+            votes = 2.0 if event in doubled else 1.0
+            event_score[event] = event_score.get(event, 0.0) + votes * weight / (k + len(seen))
+    return {item: event_score[event_of.get(item, ("item", item))] + OWN_SHARE * score for item, score in own.items()}
+
+
+# A chunk whose event stated facts that are no longer believed (served only with include_superseded)
+# keeps half its fused score: the source text of a current belief outranks text the ledger no longer
+# stands behind. A chunk that stated no fact at all (a greeting, or a fragment answer such as
+# "Biscuit, after my grandmother's recipe.") is neither: it keeps its score, since the answer to a
+# question is often a turn the distiller could not turn into a claim.
+NO_CURRENT_FACT = 0.5
+
+
+@dataclass(frozen=True)
+class ChunkStanding:
+    """What the ledger says of a chunk: the believed facts it supports, the closed ones it stated,
+    and the facts that closed them."""
+
+    supports: tuple[str, ...] = ()
+    closed: tuple[str, ...] = ()
+    superseded_by: tuple[str, ...] = ()
+
+    @property
+    def current(self) -> bool:
+        """False only when the chunk stated facts and none of them is believed any more."""
+        return bool(self.supports) or not self.closed
+
+    @property
+    def factor(self) -> float:
+        return 1.0 if self.supports or not self.closed else NO_CURRENT_FACT
+
+
+def chunk_standing(chunks: Mapping[str, tuple[Hashable, int, int]],
+                   facts: Iterable[tuple[str, Hashable, int | None, int | None, bool, str | None]],
+                   ) -> dict[str, ChunkStanding]:
+    """The standing of each chunk (id → (event, char_start, char_end)) from the facts of its event.
+
+    ``facts`` are (fact_id, event, span_start, span_end, believed, superseded_by). A fact counts for
+    a chunk of its event when its span overlaps the chunk's, or when it has no span (the whole event).
+    """
+    by_event: dict[Hashable, list[tuple[str, Hashable, int | None, int | None, bool, str | None]]] = {}
+    for fact in facts:
+        by_event.setdefault(fact[1], []).append(fact)
+    standing: dict[str, ChunkStanding] = {}
+    for cid, (event, start, end) in chunks.items():
+        supports, closed, by = [], [], []
+        for fid, _, span_start, span_end, believed, superseded_by in by_event.get(event, []):
+            if span_start is not None and span_end is not None and not (span_start < end and start < span_end):
+                continue
+            if believed:
+                supports.append(fid)
+            else:
+                closed.append(fid)
+                if superseded_by:
+                    by.append(superseded_by)
+        standing[cid] = ChunkStanding(tuple(sorted(supports)), tuple(sorted(closed)), tuple(dict.fromkeys(by)))
+    return standing

