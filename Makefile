@@ -1,5 +1,10 @@
 # Every target creates .venv on first use: torch (CPU build) first, then the project.
+# pip installs torch (pip finds this machine's CPU wheel; a bare index would give a CUDA build),
+# then uv installs everything else: the same resolution in seconds instead of minutes.
 PYTHON ?= python3.11
+UV_VERSION := uv>=0.9,<1
+# pytest-xdist workers: one per core by default (`make test PYTEST_WORKERS=1` runs serially)
+PYTEST_WORKERS ?= auto
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -12,9 +17,9 @@ HS_STAMP := $(HS_VENV)/.installed
 $(STAMP): pyproject.toml requirements-parser.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e ".[dev,hindsight]"
-	$(BIN)/pip install --quiet --no-deps --require-hashes -r requirements-parser.txt
+	$(BIN)/pip install --quiet torch==2.13.0 "$(UV_VERSION)"
+	$(BIN)/uv pip install --quiet --python $(BIN)/python -e ".[dev,hindsight]"
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps --require-hashes -r requirements-parser.txt
 	touch $(STAMP)
 
 # A real Hindsight server for the tests (A2), in its own virtualenv: it needs protobuf>=7,
@@ -22,8 +27,8 @@ $(STAMP): pyproject.toml requirements-parser.txt
 $(HS_STAMP): Makefile
 	test -x $(HS_VENV)/bin/python || $(PYTHON) -m venv $(HS_VENV)
 	$(HS_VENV)/bin/pip install --quiet --upgrade pip
-	$(HS_VENV)/bin/pip install --quiet torch==2.13.0
-	$(HS_VENV)/bin/pip install --quiet "hindsight-api-slim==1.1.0" "sentence-transformers>=3"
+	$(HS_VENV)/bin/pip install --quiet torch==2.13.0 "$(UV_VERSION)"
+	$(HS_VENV)/bin/uv pip install --quiet --python $(HS_VENV)/bin/python "hindsight-api-slim==1.1.0" "sentence-transformers>=3"
 	touch $(HS_STAMP)
 
 demo: $(STAMP)
@@ -32,7 +37,8 @@ demo: $(STAMP)
 test: $(STAMP) $(HS_STAMP)
 	$(BIN)/ruff check medallion dagster_project tests bench
 	$(BIN)/lint-imports
-	MEDALLION_HINDSIGHT_PYTHON=$(CURDIR)/$(HS_VENV)/bin/python $(BIN)/python -m pytest -q
+	MEDALLION_HINDSIGHT_PYTHON=$(CURDIR)/$(HS_VENV)/bin/python $(BIN)/python -m pytest -q \
+		-n $(PYTEST_WORKERS) --dist loadgroup
 
 ui: $(STAMP)
 	$(BIN)/medallion ui

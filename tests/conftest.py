@@ -97,3 +97,9 @@ def admin_conn(database_url: str) -> Iterator[psycopg.Connection]:
 @pytest.fixture
 def examples_dir() -> Path:
     return REPO / "examples"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Start the long tests first (``@pytest.mark.slow``): under pytest-xdist the other worker takes the
+    many short ones meanwhile, so the run does not end with one worker finishing a long test alone."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

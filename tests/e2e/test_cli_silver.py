@@ -47,6 +47,7 @@ def cli(settings: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     return invoke
 
 
+@pytest.mark.slow
 def test_materialize_then_current_and_history(cli, settings: Settings) -> None:
     """S13 + S6: materialize lands the inbox and derives; current/history answer in the CLI's JSON shape."""
     events = [
@@ -102,6 +103,7 @@ def test_current_refuses_a_namespace_the_token_cannot_read(cli, settings: Settin
     assert code == 2 and "does not allow 'read' in namespace 'cli-silver'" in err
 
 
+@pytest.mark.slow
 def test_materialize_builds_dbt_and_docs_are_served(cli, settings: Settings, tmp_path: Path) -> None:
     """`materialize --json` reports the dbt build and its checks on clean stdout; `docs` generates and serves."""
     events = [_fact(1, "Bob", "lives_in", "Berlin", "2026-01-01T00:00:00Z", 1),

@@ -22,6 +22,9 @@ from medallion.publish.dbt_runner import dbt_env
 from medallion.settings import Settings
 from tests.conftest import REPO, fresh_database
 
+# its module-scoped fixtures are costly: under pytest-xdist the module runs on one worker
+pytestmark = [pytest.mark.xdist_group("dbt"), pytest.mark.slow]
+
 FACTS = dg.AssetKey(["silver", "facts"])
 INVARIANTS = {
     "assert_one_open_version_per_single_valued_slot",

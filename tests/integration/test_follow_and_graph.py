@@ -27,6 +27,9 @@ from medallion.settings import Settings
 from medallion.silver.derive import derive
 from tests.conftest import fresh_database
 
+# its module-scoped fixtures are costly: under pytest-xdist the module runs on one worker
+pytestmark = pytest.mark.xdist_group("graph")
+
 NS, OTHER, MASKED = "graph-a", "graph-b", "graph-r"
 T0 = datetime.now(UTC) - timedelta(days=30)
 TRANSCRIPTS = [

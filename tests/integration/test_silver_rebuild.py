@@ -38,6 +38,7 @@ def _all_events(examples_dir: Path) -> list[bytes]:
     return [line for line in lines if line.strip()] + [json.dumps(e).encode() for e in _locomo_events()]
 
 
+@pytest.mark.slow
 def test_incremental_batches_equal_full_rebuild(engine_conn: psycopg.Connection, settings: Settings,
                                                 examples_dir: Path) -> None:
     """R7/S13: the same Bronze split into random incremental runs yields the ledger of one full rebuild."""
@@ -134,6 +135,7 @@ print("done", flush=True)
 """
 
 
+@pytest.mark.slow
 def test_killed_derivation_resumes_to_the_same_ledger(engine_conn: psycopg.Connection, settings: Settings) -> None:
     """R3: SIGKILL at random points during derivation, then a rerun → the ledger of an uninterrupted run.
 
