@@ -1,4 +1,4 @@
-# medallion-memory image for the docker-compose reference deployment (SPEC section 9).
+# medallion-memory image for the docker-compose reference deployment.
 # One image serves the user_code, webserver and daemon services:
 #   docker compose up -d --build
 FROM python:3.11-slim

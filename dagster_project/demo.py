@@ -82,7 +82,7 @@ def _print_gold(console: Console, conn, result, dictionary: Path) -> None:  # no
     ):
         queue.add_row(kind, severity, str(n), example)
     console.print(queue)
-    olap = Table("namespace", "facts", "current", "contested", "supersede rate", title="OLAP (gold.olap_*)")
+    olap = Table("namespace", "facts", "current", "contested", "supersede rate", title="OLAP (gold_marts.olap_*)")
     for ns, n, current, contested, rate in conn.execute(
         "SELECT f.namespace, sum(f.n_facts), sum(f.n_current), sum(f.n_contested), "
         "round((SELECT sum(n_supersede)::numeric / nullif(sum(n_candidates), 0) "

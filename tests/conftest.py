@@ -100,6 +100,8 @@ def examples_dir() -> Path:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Start the long tests first (``@pytest.mark.slow``): under pytest-xdist the other worker takes the
-    many short ones meanwhile, so the run does not end with one worker finishing a long test alone."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    """Start the modules that hold long tests (``@pytest.mark.slow``) first. ``make test`` runs pytest-xdist
+    with ``--dist loadscope``: a module is one unit of work, so its module-scoped fixtures are built
+    once, and the other worker takes the many short modules while the long ones run."""
+    slow = {item.module.__name__ for item in items if item.get_closest_marker("slow") and item.module}
+    items.sort(key=lambda item: (item.module.__name__ if item.module else "") not in slow)

@@ -9,7 +9,7 @@ import dagster as dg
 from dagster_project.keys import BRONZE_EVENTS
 from dagster_project.resources import MedallionResource
 from medallion.bronze import integrity
-from medallion.bronze.ingest import latest_events
+from medallion.bronze.ingest import archive_size, latest_events
 from medallion.bronze.landing import land_inbox, pending_files
 
 
@@ -35,8 +35,7 @@ def bronze_events(context: dg.AssetExecutionContext, medallion: MedallionResourc
     settings = medallion.settings()
     with medallion.connect() as conn:
         report = land_inbox(conn, settings.inbox, max_content_bytes=settings.max_content_bytes)
-        total = conn.execute("SELECT count(*) FROM bronze.events").fetchone()[0]  # type: ignore[index]
-        namespaces = conn.execute("SELECT count(DISTINCT namespace) FROM bronze.events").fetchone()[0]  # type: ignore[index]
+        total, namespaces = archive_size(conn)
         newest = latest_events(conn, 10)
     res = report.result
     context.log.info(

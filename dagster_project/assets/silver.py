@@ -8,6 +8,7 @@ import dagster as dg
 from dagster_project.assets.bronze import markdown_table
 from dagster_project.keys import BRONZE_EVENTS, SILVER
 from dagster_project.resources import MedallionResource
+from medallion.silver import summary
 from medallion.silver.derive import derive
 
 DESCRIPTIONS = {
@@ -46,24 +47,14 @@ def silver_derive(context: dg.AssetExecutionContext, config: DeriveConfig, medal
     settings = medallion.settings()
     with medallion.connect() as conn:
         report = derive(conn, settings, full_rebuild=config.full_rebuild)
-        counts = {
-            name: conn.execute(f"SELECT count(*) FROM silver.{name}").fetchone()[0]  # noqa: S608 - fixed names
-            for name in SILVER
-        }
-        recent = conn.execute(
-            "SELECT r.decision, r.outcome, e.canonical_name AS subject, f.predicate, "
-            "left(f.statement, 70) AS statement "
-            "FROM silver.resolutions r JOIN silver.facts f ON f.fact_id = r.candidate_fact_id "
-            "JOIN silver.entities e ON e.entity_id = f.subject_id "
-            "ORDER BY r.decided_at DESC, r.bronze_event_id DESC, r.candidate_index LIMIT 10"
-        ).fetchall()
-    summary = report.as_dict()
-    context.log.info(f"derived {report.events} events: {summary['decisions']} ({summary['outcomes']})")
+        counts = summary.table_counts(conn)
+        recent = summary.recent_decisions(conn, 10)
+    tally = report.as_dict()
+    context.log.info(f"derived {report.events} events: {tally['decisions']} ({tally['outcomes']})")
     if report.failures or report.overlay_failures:  # parked, not fatal: listed in gold_marts.review_queue
         context.log.warning(f"{len(report.failures)} event(s) parked in silver.derivation_failures; overlay "
                             f"anchoring failed for {sorted(report.overlay_failures) or 'no namespace'}")
-    preview = markdown_table([dict(zip(("decision", "outcome", "subject", "predicate", "statement"), r, strict=True))
-                               for r in recent])
+    preview = markdown_table(recent)
     for name, key in SILVER.items():
         metadata: dict = {"dagster/row_count": counts[name]}
         if name == "facts":

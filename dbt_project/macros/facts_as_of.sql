@@ -1,5 +1,5 @@
 {#
-  Beliefs at a valid time and a transaction time (SPEC S6): "what did we believe on `recorded_at`
+  Beliefs at a valid time and a transaction time (S6): "what did we believe on `recorded_at`
   about what was true at `valid_at`". A version counts when it was recorded by `recorded_at`, its
   valid interval contains `valid_at`, and its end (valid_to) is only taken into account when the
   supersession had itself been recorded by `recorded_at`. Arguments are ISO-8601 strings, or 'now'

@@ -1,4 +1,4 @@
--- SPEC S5/S6: valid time and transaction time intervals never run backwards, a version closes in
+-- S5/S6: valid time and transaction time intervals never run backwards, a version closes in
 -- both times at once, and a closed version names its successor.
 select fact_id
 from {{ source('silver', 'facts') }}

@@ -1,4 +1,4 @@
--- SPEC S4/S5: a single-valued slot has at most one open version unless the versions are contested.
+-- S4/S5: a single-valued slot has at most one open version unless the versions are contested.
 -- (The partial unique index enforces this on write; this test catches a database without it.)
 select namespace, subject_id, predicate, count(*) as n_open
 from {{ source('silver', 'facts') }}

@@ -576,3 +576,9 @@ def latest_events(conn: psycopg.Connection, limit: int = 10) -> list[dict[str, A
     )
     cols = [d.name for d in cur.description or []]
     return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+
+
+def archive_size(conn: psycopg.Connection) -> tuple[int, int]:
+    """How many events Bronze holds, and in how many namespaces (asset metadata, demo output)."""
+    row = conn.execute("SELECT count(*), count(DISTINCT namespace) FROM bronze.events").fetchone()
+    return (int(row[0]), int(row[1])) if row else (0, 0)

@@ -248,3 +248,20 @@ def test_overlays_ingested_with_a_token_need_its_verb_and_its_principal(run, tmp
     assert summary["inserted"] == 1 and summary["duplicate"] == 1  # line 3, its own principal; line 4 again
     reasons = {r["line"]: r["reason"] for r in summary["rejects"]}
     assert set(reasons) == {1, 2} and all("must name its principal 'user:ed'" in r for r in reasons.values())
+
+
+def test_timestamp_options_take_iso_8601_with_an_offset_or_fail_in_one_sentence(run) -> None:
+    """--as-of (search, follow) and --expires (capability grant) are parsed the same way: a malformed or
+    offset-less timestamp is one sentence naming the option and an example, exit 1, nothing done."""
+    for args in (["search", "coffee", "-n", "team-a"], ["follow", "Bob", "works_at", "-n", "team-a"]):
+        code, _, err = run(*args, "--as-of", "last monday")
+        assert code == 1 and "--as-of 'last monday' is not an ISO 8601 timestamp" in err
+        assert len(err.strip().splitlines()) == 1
+        code, _, err = run(*args, "--as-of", "2026-11-01T09:00:00")
+        assert code == 1 and "--as-of needs a UTC offset" in err
+        code, _, err = run(*args, "--as-of", "2026-11-01T09:00:00+00:00")  # accepted: the command runs
+        assert "--as-of" not in err and (code == 0 or "no entity named 'Bob'" in err), err
+    code, _, err = run("capability", "grant", "-n", "team-a", "--verbs", "read", "--expires", "2027-01-01")
+    assert code == 1 and "--expires needs a UTC offset" in err
+    code, out, _ = run("capability", "list", "--json")
+    assert json.loads(out) == [], "a refused grant mints nothing"

@@ -1,4 +1,4 @@
-"""Database plumbing (the project layout, `db/`, section 8 settings): roles, pool, settings."""
+"""Database plumbing (the project layout, `db/`, the settings): roles, pool, settings."""
 
 from __future__ import annotations
 

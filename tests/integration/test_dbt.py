@@ -22,8 +22,7 @@ from medallion.publish.dbt_runner import dbt_env
 from medallion.settings import Settings
 from tests.conftest import REPO, fresh_database
 
-# its module-scoped fixtures are costly: under pytest-xdist the module runs on one worker
-pytestmark = [pytest.mark.xdist_group("dbt"), pytest.mark.slow]
+pytestmark = pytest.mark.slow  # started first: see tests/conftest.py
 
 FACTS = dg.AssetKey(["silver", "facts"])
 INVARIANTS = {

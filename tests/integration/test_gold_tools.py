@@ -25,9 +25,6 @@ from medallion.serve.tools import REDACTED, Denied, ToolError, open_tools
 from medallion.settings import Settings
 from tests.conftest import fresh_database
 
-# its module-scoped fixtures are costly: under pytest-xdist the module runs on one worker
-pytestmark = pytest.mark.xdist_group("gold_tools")
-
 OWN, OTHER = "tools-a", "tools-b"
 EVENTS = {
     OWN: [("user:alice", "I live in Lisbon and I work at Atlas."), ("user:bob", "I moved to Porto last month."),

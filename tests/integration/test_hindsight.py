@@ -24,8 +24,7 @@ from medallion.serve.tools import Tools, open_tools  # noqa: E402
 from medallion.settings import Settings  # noqa: E402
 from tests.support.hindsight_server import STARTUP_SECONDS, hindsight_url  # noqa: E402, F401
 
-# its module-scoped fixtures are costly: under pytest-xdist the module runs on one worker
-pytestmark = [pytest.mark.xdist_group("hindsight"), pytest.mark.slow]
+pytestmark = pytest.mark.slow  # started first: see tests/conftest.py
 
 ALICE = "user:alice"
 BOB = "user:bob"

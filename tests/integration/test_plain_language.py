@@ -31,9 +31,6 @@ from medallion.silver.derive import derive
 from tests.conftest import fresh_database
 from tests.plain_language_cases import CASES, NEW_AT, OLD_AT, Case
 
-# its module-scoped fixtures are costly: under pytest-xdist the module runs on one worker
-pytestmark = pytest.mark.xdist_group("plain_language")
-
 SOURCE = "plain-language"
 SEARCH_K = 5  # what a user reads: the first five answers
 HISTORY_K = 10  # asking for superseded versions too: room for the old and the new event

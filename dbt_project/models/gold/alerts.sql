@@ -1,4 +1,4 @@
--- Monitored facts (SPEC S10): slots whose predicate is high-stakes and volatile (lives_in, works_at,
+-- Monitored facts (S10): slots whose predicate is high-stakes and volatile (lives_in, works_at,
 -- role, timezone, version ...). An alert is raised when such a belief changed, became contested or
 -- went stale. A log derived from the ledger, so a rebuild reproduces it.
 with monitored as (

@@ -1,4 +1,4 @@
--- Every resolution decision per namespace and day (SPEC D1): how often a new candidate was new,
+-- Every resolution decision per namespace and day (D1): how often a new candidate was new,
 -- refined, contradicted or already known, and how often the authority policy left a pair contested.
 select
     r.namespace::text as namespace,

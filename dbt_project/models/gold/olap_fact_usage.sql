@@ -1,4 +1,4 @@
--- Per fact: how often the tools returned it and when last (SPEC D1, G8). Facts never retrieved are
+-- Per fact: how often the tools returned it and when last (D1, G8). Facts never retrieved are
 -- listed with zero: relevance is measured, not asserted.
 with returned as (
     select u.fact_id, count(*) as n_retrievals, max(r.retrieved_at) as last_retrieved_at

@@ -1,4 +1,4 @@
--- Facts recorded per namespace, day, predicate and authority tier (SPEC D1), with how many of them
+-- Facts recorded per namespace, day, predicate and authority tier (D1), with how many of them
 -- are still believed and how many are contested.
 select
     f.namespace::text as namespace,

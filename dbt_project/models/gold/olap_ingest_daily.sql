@@ -1,4 +1,4 @@
--- Ingest volume per namespace and day (SPEC D1): events landed, their bytes and sources, and what
+-- Ingest volume per namespace and day (D1): events landed, their bytes and sources, and what
 -- was quarantined. Quarantined lines without a readable namespace are counted under '(unknown)'.
 with landed as (
     select

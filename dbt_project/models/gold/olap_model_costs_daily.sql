@@ -1,4 +1,4 @@
--- Model calls, tokens, cache hit rate and cost per day (SPEC D1): the cost side of every Bronze row.
+-- Model calls, tokens, cache hit rate and cost per day (D1): the cost side of every Bronze row.
 -- Prices come from the model_prices seed (0 for the offline heuristic and the local embedder).
 with calls as (
     select

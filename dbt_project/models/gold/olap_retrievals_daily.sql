@@ -1,4 +1,4 @@
--- Tool calls per namespace, day and tool (SPEC D1, G8): how often memory was asked, how often it
+-- Tool calls per namespace, day and tool (D1, G8): how often memory was asked, how often it
 -- answered with something, how often a capability refused, and how fast.
 select
     coalesce(r.namespace, '(none)')::text as namespace,

@@ -1,8 +1,8 @@
--- What needs a person (SPEC G9): contested pairs the authority policy could not settle, quarantined
+-- What needs a person (G9): contested pairs the authority policy could not settle, quarantined
 -- input, load-bearing facts (importance >= 0.5) past their half-life that need re-verifying,
--- people's overlays that no longer anchor to the ledger after a re-derivation (SPEC G6) or that were
+-- people's overlays that no longer anchor to the ledger after a re-derivation (G6) or that were
 -- refused (they would overwrite or retract a person's overlay without an approved request), Bronze
--- events the derivation parked (R4, R10) and the latest drift audit's findings (SPEC A1).
+-- events the derivation parked (R4, R10) and the latest drift audit's findings (A1).
 with contested as (
     select
         f.namespace,
@@ -89,7 +89,7 @@ where o.status in ('unanchored', 'refused')
 
 union all
 
--- The latest drift audit's errors and warnings (SPEC A1); stale facts are listed above, one by one.
+-- The latest drift audit's errors and warnings (A1); stale facts are listed above, one by one.
 select
     ('drift:' || d.run_id || ':' || d.finding_no)::text,
     coalesce(d.namespace, '(all)')::text,

@@ -1,4 +1,4 @@
--- People's overlays anchored to the current ledger (SPEC G6); anchor_score as double precision.
+-- People's overlays anchored to the current ledger (G6); anchor_score as double precision.
 select
     bronze_event_id,
     namespace,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from datetime import datetime
 from typing import Annotated
 
 import typer
@@ -16,9 +15,11 @@ from medallion.interfaces.cli.common import (
     connect_or_fail,
     emit_json,
     fail,
+    iso_option,
     load_settings,
     out,
     principal_of,
+    refuse,
     require_admin,
 )
 from medallion.serve import capabilities
@@ -38,14 +39,7 @@ def capability_grant(
     conn = connect_or_fail(settings, "admin")  # capabilities are minted by the administrative login only
     cap = acting_capability(settings, conn)
     require_admin(cap)
-    expires_at = None
-    if expires:
-        try:
-            expires_at = datetime.fromisoformat(expires)
-        except ValueError:
-            fail(f"--expires {expires!r} is not an ISO 8601 timestamp")
-        if expires_at.tzinfo is None:
-            fail("--expires needs a UTC offset, e.g. 2027-01-01T00:00:00Z")
+    expires_at = iso_option(expires, "--expires")
     holder = principal or f"agent:{os.urandom(4).hex()}"
     try:
         capability_id, token = capabilities.grant(
@@ -54,7 +48,7 @@ def capability_grant(
             created_by=cap.capability_id if cap else principal_of(cap), by=cap,
         )
     except capabilities.GrantRefused as exc:
-        fail(str(exc), 2)
+        refuse(str(exc))
     except ValueError as exc:
         fail(str(exc))
     if as_json:

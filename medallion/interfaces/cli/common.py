@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import date, datetime
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -34,8 +34,10 @@ err = Console(stderr=True)
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 
 
-class Denied(Exception):
-    """A capability check failed (exit code 2)."""
+# Exit codes: 0 success, 1 an error (bad input, a failed run, an unreachable database), 2 a refusal
+# (the acting capability may not do this). The Gold tools' errors carry theirs (ToolError.exit_code).
+EXIT_ERROR = 1
+EXIT_REFUSED = 2
 
 
 def _json_default(value: Any) -> Any:
@@ -54,10 +56,28 @@ def emit_json(payload: Any) -> None:
     sys.stdout.flush()
 
 
-def fail(message: str, code: int = 1) -> NoReturn:
+def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
     """One clear sentence on stderr, then exit."""
     err.print("error: " + message, style="red", markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(code)
+
+
+def refuse(message: str) -> NoReturn:
+    """The acting capability may not do this: one sentence, exit code 2."""
+    fail(message, EXIT_REFUSED)
+
+
+def iso_option(value: str | None, option: str) -> datetime | None:
+    """An ISO 8601 timestamp option with a UTC offset (None when not given); anything else fails."""
+    if not value:
+        return None
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        fail(f"{option} {value!r} is not an ISO 8601 timestamp, e.g. 2027-01-01T00:00:00Z")
+    if when.tzinfo is None:
+        fail(f"{option} needs a UTC offset, e.g. 2027-01-01T00:00:00Z")
+    return when
 
 
 def load_settings() -> Settings:
@@ -89,7 +109,7 @@ def acting_capability(settings: Settings, conn: psycopg.Connection) -> capabilit
         return None
     cap = capabilities.resolve(conn, settings.token)
     if cap is None:
-        fail("MEDALLION_TOKEN is not a valid capability (unknown, expired or revoked)", 2)
+        refuse("MEDALLION_TOKEN is not a valid capability (unknown, expired or revoked)")
     return cap
 
 
@@ -102,20 +122,41 @@ def principal_of(cap: capabilities.Capability | None) -> str:
 
 def require_admin(cap: capabilities.Capability | None) -> None:
     if cap is not None and "admin" not in cap.verbs:
-        fail("this command needs the admin capability", 2)
+        refuse("this command needs the admin capability")
 
-def fact_rows(rows: list[dict[str, Any]], as_json: bool, title: str) -> None:
+Column = tuple[str, Callable[[dict[str, Any]], str]]
+FACT_COLUMNS: tuple[Column, ...] = (
+    ("valid from", lambda r: (r["valid_from"] or "")[:10]), ("valid to", lambda r: (r["valid_to"] or "")[:10]),
+    ("value", lambda r: str(r["value"])), ("authority", lambda r: str(r["authority"])),
+    ("contested", lambda r: "yes" if r["contested"] else ""), ("fact", lambda r: r["fact_id"][:12]),
+)
+STATEMENT_COLUMNS: tuple[Column, ...] = (
+    ("score", lambda r: f"{r['score']:.4f}" if r.get("score") is not None else ""),
+    ("statement", lambda r: r["statement"]), ("predicate", lambda r: r.get("predicate") or r.get("kind", "")),
+    ("authority", lambda r: str(r.get("authority") or "")),
+    ("current", lambda r: "yes" if r.get("current", True) else "no"),
+    ("id", lambda r: (r.get("fact_id") or r.get("chunk_id") or "")[:12]),
+)
+
+
+def show_rows(rows: list[dict[str, Any]], as_json: bool, title: str, columns: tuple[Column, ...],
+              empty: str = "nothing found") -> None:
+    """Rows as JSON (``--json``) or as one table with ``columns``; a line saying so when there are none."""
     if as_json:
         emit_json(rows)
         return
     if not rows:
-        out.print(f"{title}: nothing known.")
+        out.print(f"{title}: {empty}.")
         return
-    table = Table("valid from", "valid to", "value", "authority", "contested", "fact", title=title)
-    for r in rows:
-        table.add_row((r["valid_from"] or "")[:10], (r["valid_to"] or "")[:10], str(r["value"]), str(r["authority"]),
-                      "yes" if r["contested"] else "", r["fact_id"][:12])
+    table = Table(*(header for header, _ in columns), title=title)
+    for row in rows:
+        table.add_row(*(cell(row) for _, cell in columns))
     out.print(table)
+
+
+def fact_rows(rows: list[dict[str, Any]], as_json: bool, title: str) -> None:
+    """Facts of a slot (current, history, list): when each held, its value, authority and id."""
+    show_rows(rows, as_json, title, FACT_COLUMNS, "nothing known")
 
 
 NamespaceOpt = Annotated[str, typer.Option("--namespace", "-n", help="The namespace.")]
@@ -149,15 +190,5 @@ def tool_session(origin: str = "cli") -> Iterator[Any]:
 
 
 def statement_rows(rows: list[dict[str, Any]], as_json: bool, title: str) -> None:
-    if as_json:
-        emit_json(rows)
-        return
-    if not rows:
-        out.print(f"{title}: nothing found.")
-        return
-    table = Table("score", "statement", "predicate", "authority", "current", "id", title=title)
-    for r in rows:
-        table.add_row(f"{r['score']:.4f}" if r.get("score") is not None else "", r["statement"],
-                      r.get("predicate") or r.get("kind", ""), str(r.get("authority") or ""),
-                      "yes" if r.get("current", True) else "no", (r.get("fact_id") or r.get("chunk_id") or "")[:12])
-    out.print(table)
+    """Search results: score, statement, predicate (or chunk kind), authority, current, id."""
+    show_rows(rows, as_json, title, STATEMENT_COLUMNS)

@@ -12,6 +12,7 @@ from medallion.interfaces.cli.common import (
     fail,
     load_settings,
     out,
+    refuse,
 )
 from medallion.settings import Settings
 
@@ -76,7 +77,7 @@ def db_url(as_json: JsonOpt = False) -> None:
 
     settings = load_settings()
     if settings.token:
-        fail("`db url` prints the administrative login and is for the local admin only: unset MEDALLION_TOKEN", 2)
+        refuse("`db url` prints the administrative login and is for the local admin only: unset MEDALLION_TOKEN")
     url = ensure_ready(settings)
     if as_json:
         emit_json({"url": url})

@@ -20,6 +20,7 @@ from medallion.interfaces.cli.common import (
     load_settings,
     out,
     principal_of,
+    refuse,
     require_admin,
 )
 from medallion.serve import capabilities
@@ -57,7 +58,7 @@ def erase_request(
         if not (namespace and source and source_event_id):
             fail("name the event by id or by --namespace, --source and --source-event-id")
         if cap is not None and not cap.allows("admin", namespace):
-            fail("no such event this capability may erase (erasure needs admin in the event's namespace)", 2)
+            refuse("no such event this capability may erase (erasure needs admin in the event's namespace)")
         event_id = erasure.find_event(conn, namespace, source, source_event_id)
         if event_id is None:
             fail("no such event")

@@ -22,6 +22,7 @@ from medallion.interfaces.cli.common import (
     first_line,
     load_settings,
     out,
+    refuse,
 )
 
 
@@ -42,7 +43,7 @@ def ingest(
     conn = connect_or_fail(settings)
     cap = acting_capability(settings, conn)
     if cap is not None and "remember" not in cap.verbs:
-        fail("this capability may not write events (it lacks the remember verb)", 2)
+        refuse("this capability may not write events (it lacks the remember verb)")
     landed = 0
     with Progress(
         TextColumn("ingest"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

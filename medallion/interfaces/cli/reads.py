@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 import typer
@@ -13,7 +12,7 @@ from medallion.interfaces.cli.common import (
     app,
     emit_json,
     fact_rows,
-    fail,
+    iso_option,
     out,
     statement_rows,
     tool_session,
@@ -91,12 +90,7 @@ def search_cmd(
     """Hybrid search (vector + full text, fused) over facts and chunks, verified against the ledger.
 
     Each result is a different source event; its other facts and its chunk are under same_event."""
-    when = None
-    if as_of:
-        try:
-            when = datetime.fromisoformat(as_of)
-        except ValueError:
-            fail(f"--as-of {as_of!r} is not an ISO 8601 timestamp")
+    when = iso_option(as_of, "--as-of")
     with tool_session() as tools:
         rows = tools.search(query, namespace=namespace, k=k, as_of=when, subject=subject, predicate=predicate,
                             min_authority=min_authority, include_superseded=include_superseded,
@@ -130,7 +124,7 @@ def follow_cmd(
 ) -> None:
     """Follow a chain of predicates from an entity over current facts: each hop's facts, then the values."""
     with tool_session() as tools:
-        walked = tools.follow(entity, predicates, namespace=namespace, as_of=as_of)
+        walked = tools.follow(entity, predicates, namespace=namespace, as_of=iso_option(as_of, "--as-of"))
     if as_json:
         emit_json(walked)
         return
