@@ -11,6 +11,7 @@ changed, so tests, CI and ``make demo`` load current definitions, not only ``dag
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import subprocess
@@ -91,23 +92,29 @@ def dbt_executable() -> str:
 def prepare_manifest(force: bool = False) -> Path:
     """Run ``dbt parse`` when the manifest is missing or older than the project's files.
 
-    ``dbt parse`` needs no database connection; profiles.yml falls back to its defaults.
+    ``dbt parse`` needs no database connection; profiles.yml falls back to its defaults. Processes
+    that load the Dagster definitions at the same moment (pytest workers, a daemon and a webserver)
+    take turns on a lock file beside the manifest: one parses, the others find it current, and no
+    process reads a manifest another is still writing.
     """
     manifest = MANIFEST_PATH
-    stamp = manifest.parent / _SOURCE_STAMP
-    current = source_hash()
-    if not force and manifest.exists() and stamp.exists() and stamp.read_text() == current:
+    manifest.parent.mkdir(parents=True, exist_ok=True)
+    with (manifest.parent / ".medallion_parse.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        stamp = manifest.parent / _SOURCE_STAMP
+        current = source_hash()
+        if not force and manifest.exists() and stamp.exists() and stamp.read_text() == current:
+            return manifest
+        command = [dbt_executable(), "parse", "--quiet", "--project-dir", str(DBT_PROJECT_DIR),
+                   "--profiles-dir", str(DBT_PROJECT_DIR)]
+        # parse with profiles.yml's defaults, never a caller's database: the manifest names `medallion`
+        env = {key: value for key, value in os.environ.items() if key not in _ENV_KEYS}
+        result = subprocess.run(command, capture_output=True, text=True, check=False,  # noqa: S603
+                                cwd=DBT_PROJECT_DIR, env=env)
+        if result.returncode != 0:
+            raise RuntimeError(f"dbt parse failed; fix the dbt project and retry:\n{result.stdout}\n{result.stderr}")
+        stamp.write_text(current)
         return manifest
-    command = [dbt_executable(), "parse", "--quiet", "--project-dir", str(DBT_PROJECT_DIR),
-               "--profiles-dir", str(DBT_PROJECT_DIR)]
-    # parse with profiles.yml's defaults, never a caller's database: the manifest names `medallion`
-    env = {key: value for key, value in os.environ.items() if key not in _ENV_KEYS}
-    result = subprocess.run(command, capture_output=True, text=True, check=False, cwd=DBT_PROJECT_DIR,  # noqa: S603
-                            env=env)
-    if result.returncode != 0:
-        raise RuntimeError(f"dbt parse failed; fix the dbt project and retry:\n{result.stdout}\n{result.stderr}")
-    stamp.write_text(current)
-    return manifest
 
 
 def run_dbt(*args: str) -> subprocess.CompletedProcess[str]:

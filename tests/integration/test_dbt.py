@@ -267,3 +267,20 @@ def test_default_home_does_not_follow_a_change_of_working_directory(
     monkeypatch.chdir(tmp_path)
     assert Settings().home == LAUNCH_DIR / ".medallion"
     assert Settings().inbox == LAUNCH_DIR / "inbox"
+
+
+def test_processes_starting_together_share_one_manifest() -> None:
+    """pytest workers, a daemon and a webserver load the definitions at the same moment: each waits for
+    the one `dbt parse` in progress and reads a whole manifest, never one still being written."""
+    import subprocess
+    import sys
+
+    from medallion.publish.dbt_runner import MANIFEST_PATH
+
+    probe = ("import json, sys; from medallion.publish.dbt_runner import prepare_manifest; "
+             "json.loads(prepare_manifest(force=sys.argv[1] == '1').read_text())")
+    procs = [subprocess.Popen([sys.executable, "-c", probe, force], stderr=subprocess.PIPE, text=True)
+             for force in ("1", "1", "0")]
+    errors = [proc.communicate(timeout=300)[1] for proc in procs]
+    assert [proc.returncode for proc in procs] == [0, 0, 0], errors
+    assert json.loads(MANIFEST_PATH.read_text())["nodes"]
