@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import bench_settings  # noqa: E402
 from bench.locomo_data import load, to_events  # noqa: E402
+from bench.rebuild import CHUNKS_HASH  # noqa: E402
 from medallion.bronze.ingest import ingest_events  # noqa: E402
 from medallion.db.connection import connect  # noqa: E402
 from medallion.silver.derive import derive  # noqa: E402
@@ -31,8 +32,6 @@ FACTS = ("SELECT fact_id, namespace, subject_id, predicate, value_text, statemen
          "superseded_by, authority, confidence, bronze_event_id FROM silver.facts ORDER BY fact_id")
 DECISIONS = ("SELECT bronze_event_id, candidate_index, candidate_fact_id, decision, outcome, target_fact_id, reason "
              "FROM silver.resolutions ORDER BY bronze_event_id, candidate_index")
-CHUNKS = ("SELECT md5(string_agg(chunk_id || coalesce(context, '~') || embedding::text, ',' ORDER BY chunk_id)) "
-          "FROM silver.chunks")
 
 
 def main() -> None:
@@ -51,7 +50,7 @@ def main() -> None:
             facts += 1
         for row in conn.execute(DECISIONS):
             digest.update(repr(row).encode())
-        chunks = conn.execute(CHUNKS).fetchone()[0]
+        chunks = conn.execute(CHUNKS_HASH).fetchone()[0]
         conn.close()
     print(f"{len(events)} events, {facts} facts: ledger {digest.hexdigest()}, chunks {chunks} "
           f"({time.perf_counter() - started:.0f} s)")
