@@ -28,6 +28,10 @@ class MedallionDbtTranslator(DagsterDbtTranslator):
     ``bronze.*`` table is landed by ``bronze/events``; ``telemetry.model_calls`` is written by the
     derivation with ``silver/derivations``; ``gold.wiki_pages`` by ``gold/wiki``). Models are keyed
     ``<schema>/<name>`` and grouped by layer.
+
+    Tests sit on the staging views, never on a source that a Python asset writes: such a test would
+    be a blocking check of that asset run by the dbt step, so the dbt step would have to run both
+    before and after the assets in between, and Dagster would split one ``dbt build`` into several.
     """
 
     def get_asset_key(self, dbt_resource_props: Mapping[str, Any]) -> dg.AssetKey:

@@ -14,4 +14,6 @@ DRIFT_REPORT = dg.AssetKey(["gold", "drift_report"])
 HINDSIGHT_MIRROR = dg.AssetKey(["gold", "hindsight_mirror"])
 REVIEW_QUEUE = dg.AssetKey(["gold_marts", "review_queue"])  # a dbt model
 ALERTS = dg.AssetKey(["gold_marts", "alerts"])  # a dbt model
+# the staging view of the ledger, a dbt model: the ledger invariants are its checks
+STAGED_FACTS = dg.AssetKey(["staging", "stg_silver__facts"])
 PYTHON_ASSETS = (BRONZE_EVENTS, *SILVER.values(), WIKI, COLUMN_META, DRIFT_REPORT, HINDSIGHT_MIRROR)

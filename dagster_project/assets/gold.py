@@ -10,7 +10,16 @@ from dagster_dbt import build_schedule_from_dbt_selection, dbt_assets
 
 from dagster_project.assets.bronze import markdown_table
 from dagster_project.dbt import TRANSLATOR, dbt_cli, project
-from dagster_project.keys import ALERTS, BRONZE_EVENTS, COLUMN_META, DRIFT_REPORT, REVIEW_QUEUE, SILVER, WIKI
+from dagster_project.keys import (
+    ALERTS,
+    BRONZE_EVENTS,
+    COLUMN_META,
+    DRIFT_REPORT,
+    REVIEW_QUEUE,
+    SILVER,
+    STAGED_FACTS,
+    WIKI,
+)
 from dagster_project.resources import MedallionResource
 from medallion.publish import dictionary
 from medallion.publish.dbt_runner import dbt_environment, prepare_manifest
@@ -105,7 +114,7 @@ refresh_olap_schedule = build_schedule_from_dbt_selection(
 drift_audit_job = dg.define_asset_job(
     "drift_audit",
     selection=dg.AssetSelection.keys(DRIFT_REPORT, REVIEW_QUEUE, ALERTS)
-    | dg.AssetSelection.checks_for_assets(BRONZE_EVENTS, SILVER["facts"]),
+    | dg.AssetSelection.checks_for_assets(BRONZE_EVENTS, STAGED_FACTS),
     description="Daily drift audit: Bronze chain and checkpoints, coverage, projections, Hindsight, stale facts; "
     "ledger invariants; review queue and alerts.",
 )

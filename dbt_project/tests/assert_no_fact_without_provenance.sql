@@ -1,4 +1,4 @@
 -- S5: every fact names the Bronze event it came from and that event's provenance root.
 select fact_id
-from {{ source('silver', 'facts') }}
+from {{ ref('stg_silver__facts') }}
 where bronze_event_id is null or provenance_root is null or btrim(provenance_root) = ''

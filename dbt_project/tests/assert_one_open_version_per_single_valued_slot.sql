@@ -1,7 +1,7 @@
 -- S4/S5: a single-valued slot has at most one open version unless the versions are contested.
 -- (The partial unique index enforces this on write; this test catches a database without it.)
 select namespace, subject_id, predicate, count(*) as n_open
-from {{ source('silver', 'facts') }}
+from {{ ref('stg_silver__facts') }}
 where cardinality = 'one' and valid_to is null and not contested
 group by namespace, subject_id, predicate
 having count(*) > 1
