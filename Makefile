@@ -38,7 +38,7 @@ test: $(STAMP) $(HS_STAMP)
 	$(BIN)/ruff check medallion dagster_project tests bench
 	$(BIN)/lint-imports
 	MEDALLION_HINDSIGHT_PYTHON=$(CURDIR)/$(HS_VENV)/bin/python $(BIN)/python -m pytest -q \
-		-n $(PYTEST_WORKERS) --dist loadscope
+		-n $(PYTEST_WORKERS) --dist loadscope --no-loadscope-reorder
 
 ui: $(STAMP)
 	$(BIN)/medallion ui

@@ -101,7 +101,9 @@ def examples_dir() -> Path:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Start the modules that hold long tests (``@pytest.mark.slow``) first. ``make test`` runs pytest-xdist
-    with ``--dist loadscope``: a module is one unit of work, so its module-scoped fixtures are built
-    once, and the other worker takes the many short modules while the long ones run."""
+    with ``--dist loadscope --no-loadscope-reorder``: a module is one unit of work, so its module-scoped
+    fixtures are built once; the units are handed out in this order (xdist would otherwise send the
+    modules with the most tests first), so the other worker takes the many short modules while the long
+    ones run."""
     slow = {item.module.__name__ for item in items if item.get_closest_marker("slow") and item.module}
     items.sort(key=lambda item: (item.module.__name__ if item.module else "") not in slow)
