@@ -1,10 +1,16 @@
-# Every target creates .venv on first use: torch (CPU build) first, then the project.
-# pip installs torch (pip finds this machine's CPU wheel; a bare index would give a CUDA build),
-# then uv installs everything else: the same resolution in seconds instead of minutes.
+# Every target creates .venv on first use: torch (CPU build) first, then the project. pip installs
+# only uv; uv installs the rest, torch included, in seconds where pip takes half a minute for torch
+# alone. uv looks in the same local wheel directories as pip (PIP_FIND_LINKS, where a machine keeps
+# its CPU build of torch; a bare index would give a CUDA build).
 PYTHON ?= python3.11
 UV_VERSION := uv>=0.9,<1
 # pytest-xdist workers: one per core by default (`make test PYTEST_WORKERS=1` runs serially)
 PYTEST_WORKERS ?= auto
+# pip's find-links, from the environment or pip's own configuration files
+PIP_FIND_LINKS ?= $(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null)
+ifneq ($(strip $(PIP_FIND_LINKS)),)
+export UV_FIND_LINKS ?= $(strip $(PIP_FIND_LINKS))
+endif
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -16,8 +22,8 @@ HS_STAMP := $(HS_VENV)/.installed
 
 $(STAMP): pyproject.toml requirements-parser.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet torch==2.13.0 "$(UV_VERSION)"
+	$(BIN)/pip install --quiet "$(UV_VERSION)"
+	$(BIN)/uv pip install --quiet --python $(BIN)/python torch==2.13.0
 	$(BIN)/uv pip install --quiet --python $(BIN)/python -e ".[dev,hindsight]"
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps --require-hashes -r requirements-parser.txt
 	touch $(STAMP)
@@ -26,8 +32,8 @@ $(STAMP): pyproject.toml requirements-parser.txt
 # which dagster and dbt exclude. Local embeddings need torch (CPU) and sentence-transformers.
 $(HS_STAMP): Makefile
 	test -x $(HS_VENV)/bin/python || $(PYTHON) -m venv $(HS_VENV)
-	$(HS_VENV)/bin/pip install --quiet --upgrade pip
-	$(HS_VENV)/bin/pip install --quiet torch==2.13.0 "$(UV_VERSION)"
+	$(HS_VENV)/bin/pip install --quiet "$(UV_VERSION)"
+	$(HS_VENV)/bin/uv pip install --quiet --python $(HS_VENV)/bin/python torch==2.13.0
 	$(HS_VENV)/bin/uv pip install --quiet --python $(HS_VENV)/bin/python "hindsight-api-slim==1.1.0" "sentence-transformers>=3"
 	touch $(HS_STAMP)
 
