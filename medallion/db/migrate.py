@@ -3,6 +3,11 @@
 Each applied file is recorded with its sha256; if an already-applied file has changed on disk the
 runner refuses to start (:class:`MigrationChecksumError`) instead of letting code and schema drift
 apart. A session advisory lock makes concurrent starts (four ingest processes, say) safe.
+
+Migrations create roles and extensions, so only an administrator applies them (a superuser, or the
+``--admin-url`` of ``medallion db migrate``). A login that may not, the app's own on an external
+server, asks :func:`pending` instead: the history is readable by the project's roles (migration
+0019), so the app can tell it is behind and say what to run rather than half-apply anything.
 """
 
 from __future__ import annotations
@@ -64,18 +69,8 @@ def migrate(conn: psycopg.Connection, directory: Path = MIGRATIONS_DIR) -> list[
                    checksum   text NOT NULL,
                    applied_at timestamptz NOT NULL DEFAULT now())"""
         )
-        applied = {
-            row[0]: (row[1], row[2])
-            for row in conn.execute("SELECT version, name, checksum FROM meta.schema_migrations")
-        }
-        for migration in migrations:
-            if migration.version in applied:
-                name, checksum = applied[migration.version]
-                if checksum != migration.checksum:
-                    raise MigrationChecksumError(
-                        f"migration {migration.name} changed after it was applied (as {name}); "
-                        "add a new migration instead of editing an applied one"
-                    )
+        applied = _applied(conn)
+        _check_unchanged(migrations, applied)
         done = []
         for migration in migrations:
             if migration.version in applied:
@@ -91,3 +86,40 @@ def migrate(conn: psycopg.Connection, directory: Path = MIGRATIONS_DIR) -> list[
         return done
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (_LOCK_KEY,))
+
+
+def _applied(conn: psycopg.Connection) -> dict[int, tuple[str, str]]:
+    return {row[0]: (row[1], row[2])
+            for row in conn.execute("SELECT version, name, checksum FROM meta.schema_migrations")}
+
+
+def _check_unchanged(migrations: list[Migration], applied: dict[int, tuple[str, str]]) -> None:
+    for migration in migrations:
+        if migration.version in applied:
+            name, checksum = applied[migration.version]
+            if checksum != migration.checksum:
+                raise MigrationChecksumError(
+                    f"migration {migration.name} changed after it was applied (as {name}); "
+                    "add a new migration instead of editing an applied one"
+                )
+
+
+def pending(conn: psycopg.Connection, directory: Path = MIGRATIONS_DIR) -> list[Migration] | None:
+    """The migrations ``conn``'s database still lacks, read without changing anything.
+
+    ``None`` when this login cannot read the history (a database migrated before 0019, or a login
+    outside the project's roles): the caller cannot tell, so it must not assume the schema is current.
+    Raises :class:`MigrationChecksumError` like :func:`migrate` when an applied file changed.
+    """
+    migrations = discover(directory)
+    row = conn.execute(
+        "SELECT has_schema_privilege(n.oid, 'USAGE') AND has_table_privilege(c.oid, 'SELECT') "
+        "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = 'meta' AND c.relname = 'schema_migrations'").fetchone()
+    if row is None:
+        return migrations
+    if not row[0]:
+        return None
+    applied = _applied(conn)
+    _check_unchanged(migrations, applied)
+    return [m for m in migrations if m.version not in applied]

@@ -1,15 +1,30 @@
-"""The ``medallion db`` commands: the embedded PostgreSQL server's lifecycle."""
+"""The ``medallion db`` commands: the embedded PostgreSQL server's lifecycle, and migrating a server.
+
+``db migrate`` is how an administrator prepares a PostgreSQL the app did not start: with
+``--admin-url`` (or ``MEDALLION_ADMIN_DATABASE_URL``) it applies the migrations as the administrator
+and sets up the app's password logins from the app's own settings (:mod:`medallion.db.provision`);
+without one, the configured login migrates. ``start`` and ``status`` show URLs with the password
+masked; ``db url`` prints the configured login whole, because its point is to be handed to psql or
+dbt, and refuses under a token.
+"""
 
 from __future__ import annotations
 
 import sys
+from typing import Annotated
+
+import psycopg
+import typer
 
 from medallion.db import embedded
+from medallion.db.migrate import MigrationChecksumError
+from medallion.db.urls import masked
 from medallion.interfaces.cli.common import (
     JsonOpt,
     db_app,
     emit_json,
     fail,
+    first_line,
     load_settings,
     out,
     refuse,
@@ -18,8 +33,8 @@ from medallion.settings import Settings
 
 
 def _admin_url_shown(settings: Settings, url: str | None) -> str | None:
-    """The administrative URL, for the local admin only: under a token it is left out."""
-    return None if settings.token else url
+    """The administrative URL, password masked, for the local admin only: under a token it is left out."""
+    return None if settings.token or url is None else masked(url)
 
 
 @db_app.command("start")
@@ -83,3 +98,41 @@ def db_url(as_json: JsonOpt = False) -> None:
         emit_json({"url": url})
     else:
         sys.stdout.write(url + "\n")
+
+
+@db_app.command("migrate")
+def db_migrate(
+    admin_url: Annotated[str | None, typer.Option(
+        "--admin-url", help="The database administrator's URL (default: MEDALLION_ADMIN_DATABASE_URL, which keeps "
+        "the password off the command line); without either, the configured login migrates.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Apply pending migrations; with an administrator's URL, also set up the app's logins from its settings."""
+    from medallion.db import provision
+
+    settings = load_settings()
+    admin = admin_url or settings.admin_database_url
+    try:
+        report = provision.provision(settings, admin) if admin else provision.migrate_configured(settings)
+    except (provision.ProvisionRefused, MigrationChecksumError, embedded.UnsafeRuntimeDir) as exc:
+        fail(str(exc))
+    except psycopg.OperationalError as exc:  # LoginFailed: already one sentence with the URL masked
+        fail(first_line(exc))
+    except psycopg.Error as exc:
+        fail(f"migrating failed ({first_line(exc)}): run it with a login that may create roles and extensions, "
+             "`medallion db migrate --admin-url ADMIN_URL`")
+    if as_json:
+        emit_json(report.summary())
+        return
+    applied = report.applied
+    if applied:
+        span = applied[0] if len(applied) == 1 else f"{applied[0]} to {applied[-1]}"
+        out.print(f"{report.database}: applied {len(applied)} migration(s), {span}.", markup=False, highlight=False)
+    else:
+        out.print(f"{report.database}: no migration pending.", markup=False, highlight=False)
+    for login in report.logins:
+        done = ["created"] if login.created else []
+        done.append("password set" if login.password_set else f"no password given in {login.setting}, none set")
+        if login.member_of:
+            done.append("member of " + ", ".join(login.member_of))
+        out.print(f"  {login.role}: " + "; ".join(done), markup=False, highlight=False)
