@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dagster as dg
 
+from dagster_project import partitions
 from dagster_project.assets import audit as audit_assets
 from dagster_project.assets import bronze as bronze_assets
 from dagster_project.assets import gold as gold_assets
@@ -15,6 +16,8 @@ _INCREMENTAL = {"ops": {"silver_derive": {"config": {"full_rebuild": False}}}}
 
 # The main job (S13): land the inbox, drop Silver (but the derivation cache), re-derive it all,
 # then dbt builds the Silver views and Gold (tests as checks) and the data dictionary is regenerated.
+# Silver is partitioned by namespace: a run of these jobs covers a partition or a range of them (all
+# of them for a full rebuild; `medallion materialize` and the UI's backfill pick the range).
 materialize_all = dg.define_asset_job(
     "materialize_all", selection=dg.AssetSelection.all(), config=_FULL,
     description="Full rebuild: everything above Bronze is re-derived from Bronze.",
@@ -25,14 +28,29 @@ incremental = dg.define_asset_job(
     description="Land the inbox and derive only what is new (stale namespaces are re-derived).",
 )
 
+# The pieces `medallion materialize --namespace` runs when the namespaces asked for are not adjacent
+# partitions: Silver one namespace per run, then everything downstream of Silver once.
+derive_silver = dg.define_asset_job(
+    "derive_silver", selection=dg.AssetSelection.assets(silver_assets.silver_derive), config=_INCREMENTAL,
+    description="Derive Silver for one namespace partition (a one-tenant backfill).",
+)
+downstream_of_silver = dg.define_asset_job(
+    "downstream_of_silver",
+    selection=dg.AssetSelection.all()
+    - dg.AssetSelection.assets(bronze_assets.bronze_events, silver_assets.silver_derive),
+    description="dbt (Silver views, Gold marts), the wiki, the drift audit and the data dictionary, "
+    "over every namespace.",
+)
+
 ASSETS = [*bronze_assets.ASSETS, *silver_assets.ASSETS, *gold_assets.ASSETS, *audit_assets.ASSETS]
 CHECKS = [*bronze_assets.CHECKS]
 
 defs = dg.Definitions(
     assets=ASSETS,
     asset_checks=CHECKS,
-    jobs=[*bronze_assets.JOBS, *gold_assets.JOBS, materialize_all, incremental],
+    jobs=[*bronze_assets.JOBS, *gold_assets.JOBS, materialize_all, incremental, derive_silver,
+          downstream_of_silver],
     schedules=[*gold_assets.SCHEDULES],
-    sensors=[*bronze_assets.SENSORS],
+    sensors=[*bronze_assets.SENSORS, *partitions.SENSORS],
     resources={"medallion": MedallionResource()},
 )

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from dagster_project.definitions import defs
+from dagster_project.runs import every_partition, land
 from medallion.bronze import integrity
 from medallion.db.connection import connect, ensure_ready
 from medallion.serve import served
@@ -28,7 +29,7 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 def _print_silver(console: Console, conn, result) -> None:  # noqa: ANN001 - psycopg connection, Dagster result
     """What was learned: decisions, current beliefs, one supersede with its history, one contested pair."""
-    facts = result.asset_materializations_for_node("silver_derive")
+    facts = [e.materialization for e in result.get_asset_materialization_events()]
     meta = next((m.metadata for m in facts if m.asset_key.path == ["silver", "facts"]), {})
     console.print(
         f"[bold]Silver[/bold] {meta['events_processed'].value} events → added {meta['added'].value}, "
@@ -118,16 +119,17 @@ def main() -> int:
     dbt_log = io.StringIO()  # dbt's own log lines; shown only if the run fails
     with console.status("materializing all assets (Bronze, Silver, dbt, data dictionary)…"), \
             contextlib.redirect_stdout(dbt_log):
+        instance = dg.DagsterInstance.ephemeral()
+        landing = land(instance, settings)  # Bronze first: it adds the namespaces' partitions
         result = defs.resolve_job_def("materialize_all").execute_in_process(
-            instance=dg.DagsterInstance.ephemeral(),
-            raise_on_error=False,
+            instance=instance, tags=every_partition(instance), raise_on_error=False,
             run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
-        )
+        ) if landing.success else landing
     if not result.success:
         console.print("\n".join(dbt_log.getvalue().splitlines()[-30:]), markup=False, highlight=False)
         console.print("[red]materialization failed; see the log above[/red]")
         return 1
-    meta = result.asset_materializations_for_node("bronze__events")[0].metadata
+    meta = landing.asset_materializations_for_node("bronze__events")[0].metadata
     console.print(
         f"[bold]Bronze[/bold] (this run) inserted {meta['inserted'].value}, duplicate {meta['duplicate'].value}, "
         f"conflict {meta['conflict'].value}, rejected {meta['rejected'].value}"

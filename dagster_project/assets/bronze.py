@@ -1,4 +1,5 @@
-"""Dagster shell over Bronze landing: the ``bronze/events`` asset, its chain check, the inbox sensor.
+"""Dagster shell over Bronze landing: the ``bronze/events`` asset (which adds a partition for each new
+namespace), its chain check, the inbox sensor.
 
 No ``from __future__ import annotations`` here: Dagster inspects the real type hints.
 """
@@ -7,10 +8,12 @@ No ``from __future__ import annotations`` here: Dagster inspects the real type h
 import dagster as dg
 
 from dagster_project.keys import BRONZE_EVENTS
+from dagster_project.partitions import register
 from dagster_project.resources import MedallionResource
 from medallion.bronze import integrity
 from medallion.bronze.ingest import archive_size, latest_events
 from medallion.bronze.landing import land_inbox, pending_files
+from medallion.bronze.namespaces import namespaces as bronze_namespaces
 
 
 def markdown_table(rows: list[dict]) -> str:
@@ -37,6 +40,9 @@ def bronze_events(context: dg.AssetExecutionContext, medallion: MedallionResourc
         report = land_inbox(conn, settings.inbox, max_content_bytes=settings.max_content_bytes)
         total, namespaces = archive_size(conn)
         newest = latest_events(conn, 10)
+        added = register(context.instance, bronze_namespaces(conn))
+    if added:
+        context.log.info(f"new namespace partition(s): {', '.join(added)}")
     res = report.result
     context.log.info(
         f"landed {len(report.done) + len(report.rejected)} file(s): {res.inserted} inserted, "
@@ -54,6 +60,7 @@ def bronze_events(context: dg.AssetExecutionContext, medallion: MedallionResourc
             "files_rejected": dg.MetadataValue.json(report.rejected),
             "files_failed": dg.MetadataValue.json(report.failed),
             "namespaces_touched": dg.MetadataValue.json(res.namespaces),
+            "new_partitions": dg.MetadataValue.json(added),
             "dagster/row_count": total,
             "namespaces_total": namespaces,
             "newest_events": dg.MetadataValue.md(markdown_table(newest)),

@@ -1,15 +1,25 @@
-"""Dagster shell over the Silver derivation: one multi-asset for the Python-written Silver tables.
+"""Dagster shell over the Silver derivation: the Python-written Silver tables, partitioned by namespace.
+
+One graph-backed multi-asset, ``silver_derive``: ``plan`` shares the run's namespaces (its partition,
+or its range of partitions) out into balanced groups, one ``derive`` step per group runs the engine's
+derivation for those namespaces, and ``summarise`` reports the run on every Silver table. Under the
+multiprocess executor the ``derive`` steps run side by side, each in its own process (on Kubernetes,
+each in its own pod); the engine's per-namespace lock keeps two runs off the same namespace.
 
 No ``from __future__ import annotations`` here: Dagster inspects the real type hints.
 """
+
+import os
 
 import dagster as dg
 
 from dagster_project.assets.bronze import markdown_table
 from dagster_project.keys import BRONZE_EVENTS, SILVER
+from dagster_project.partitions import NAMESPACES
 from dagster_project.resources import MedallionResource
+from medallion.bronze.namespaces import balanced_groups, event_counts
 from medallion.silver import summary
-from medallion.silver.derive import derive
+from medallion.silver.derive import DeriveReport, derive
 
 DESCRIPTIONS = {
     "facts": "The bitemporal ledger of atomic facts (S5): every version, with provenance and fingerprint.",
@@ -27,26 +37,53 @@ DESCRIPTIONS = {
 
 
 class DeriveConfig(dg.Config):
-    """``full_rebuild`` drops Silver (but the derivation cache) and re-derives everything from Bronze."""
+    """How one run derives its namespaces."""
 
     full_rebuild: bool = False
+    """Drop the run's namespaces from Silver (but the derivation cache) and re-derive them from Bronze."""
+    steps: int = 0
+    """Parallel derive steps to share the namespaces between (0: one per CPU core of the machine that
+    plans the run). Match the executor's ``max_concurrent``."""
+    lock_wait_seconds: float = 300.0
+    """How long a step waits for a namespace another run is deriving before it fails, saying so."""
 
 
-@dg.multi_asset(
-    specs=[
-        dg.AssetSpec(key, deps=[BRONZE_EVENTS], description=DESCRIPTIONS[name], group_name="silver",
-                     kinds={"postgres", "python"},
-                     # derive incrementally whenever Bronze lands (the daemon's automation sensor)
-                     automation_condition=dg.AutomationCondition.eager())
-        for name, key in SILVER.items()
-    ],
-    name="silver_derive",
-    can_subset=False,
-)
-def silver_derive(context: dg.AssetExecutionContext, config: DeriveConfig, medallion: MedallionResource):
-    settings = medallion.settings()
+def _op_config(config: dict) -> dict:
+    """The graph's one config block, handed to each of its ops."""
+    return {op: {"config": config} for op in ("plan", "derive_group", "summarise")}
+
+
+@dg.op(ins={"bronze": dg.In(dg.Nothing)}, out=dg.DynamicOut(list))
+def plan(context: dg.OpExecutionContext, config: DeriveConfig, medallion: MedallionResource):
+    """One group of namespaces per parallel step, balanced by Bronze event count."""
+    wanted = list(context.partition_keys)
     with medallion.connect() as conn:
-        report = derive(conn, settings, full_rebuild=config.full_rebuild)
+        counts = event_counts(conn, wanted)
+    counts.update({ns: 0 for ns in wanted if ns not in counts})  # a partition with no events left
+    steps = config.steps or os.cpu_count() or 1
+    groups = balanced_groups(counts, steps)
+    context.log.info(f"{len(wanted)} namespace(s), {sum(counts.values())} Bronze events, in {len(groups)} step(s)")
+    for i, group in enumerate(groups):
+        yield dg.DynamicOutput(group, mapping_key=f"group_{i}")
+
+
+@dg.op
+def derive_group(context: dg.OpExecutionContext, config: DeriveConfig, medallion: MedallionResource,
+                 group: list) -> DeriveReport:
+    """The engine's derivation of one group of namespaces."""
+    with medallion.connect() as conn:
+        report = derive(conn, medallion.settings(), full_rebuild=config.full_rebuild, namespaces=group,
+                        lock_wait_seconds=config.lock_wait_seconds)
+    context.log.info(f"{', '.join(group)}: {report.events} events derived in {report.seconds:.1f} s")
+    return report
+
+
+@dg.op(out={name: dg.Out(dg.Nothing) for name in SILVER})
+def summarise(context: dg.OpExecutionContext, config: DeriveConfig, medallion: MedallionResource,
+              reports: list):
+    """The run's decisions and the Silver tables' row counts, on every Silver asset."""
+    report = summary.merge_reports(reports)
+    with medallion.connect() as conn:
         counts = summary.table_counts(conn)
         recent = summary.recent_decisions(conn, 10)
     tally = report.as_dict()
@@ -54,8 +91,7 @@ def silver_derive(context: dg.AssetExecutionContext, config: DeriveConfig, medal
     if report.failures or report.overlay_failures:  # parked, not fatal: listed in gold_marts.review_queue
         context.log.warning(f"{len(report.failures)} event(s) parked in silver.derivation_failures; overlay "
                             f"anchoring failed for {sorted(report.overlay_failures) or 'no namespace'}")
-    preview = markdown_table(recent)
-    for name, key in SILVER.items():
+    for name in SILVER:
         metadata: dict = {"dagster/row_count": counts[name]}
         if name == "facts":
             metadata.update({
@@ -72,10 +108,33 @@ def silver_derive(context: dg.AssetExecutionContext, config: DeriveConfig, medal
                 "overlay_failures": dg.MetadataValue.json(report.overlay_failures),
                 "overlays": dg.MetadataValue.json(report.overlays),
                 "full_rebuild": config.full_rebuild,
+                "namespaces": dg.MetadataValue.json(sorted(context.partition_keys)),
+                "parallel_steps": len(reports),
                 "namespaces_rebuilt": dg.MetadataValue.json(report.namespaces_rebuilt),
-                "recent_decisions": dg.MetadataValue.md(preview),
+                "recent_decisions": dg.MetadataValue.md(markdown_table(recent)),
             })
-        yield dg.MaterializeResult(asset_key=key, metadata=metadata)
+        yield dg.Output(None, name, metadata=metadata)
+
+
+@dg.graph_multi_asset(
+    name="silver_derive",
+    outs={
+        name: dg.AssetOut(key=key, description=DESCRIPTIONS[name], group_name="silver",
+                          kinds={"postgres", "python"},
+                          # derive whenever Bronze lands (the daemon's automation sensor)
+                          automation_condition=dg.AutomationCondition.eager())
+        for name, key in SILVER.items()
+    },
+    ins={"bronze": dg.AssetIn(key=BRONZE_EVENTS, dagster_type=dg.Nothing)},
+    partitions_def=NAMESPACES,
+    # a backfill of many namespaces is one run: its steps share them out (see ``plan``)
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    config=dg.ConfigMapping(config_fn=_op_config, config_schema=DeriveConfig.to_config_schema()),
+    can_subset=False,
+)
+def silver_derive(bronze):
+    reports = plan(bronze).map(derive_group).collect()
+    return summarise(reports)
 
 
 ASSETS = [silver_derive]

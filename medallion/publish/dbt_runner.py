@@ -89,6 +89,12 @@ def dbt_executable() -> str:
     return str(beside) if beside.exists() else "dbt"
 
 
+# Where `medallion docs` and `medallion dbt` let dbt write (DBT_TARGET_PATH): away from the parsed
+# manifest in target/, which names the `medallion` database and would otherwise be overwritten by a
+# command run against another one.
+CLI_TARGET_DIR = DBT_PROJECT_DIR / "target" / "cli"
+
+
 def prepare_manifest(force: bool = False) -> Path:
     """Run ``dbt parse`` when the manifest is missing or older than the project's files.
 

@@ -37,6 +37,7 @@ from medallion.bronze.contract import (
     overlay_metadata,
     overlay_payload,
 )
+from medallion.bronze.namespaces import event_counts
 from medallion.settings import Settings
 from medallion.silver import chunks as chunking
 from medallion.silver import distill_memo, documents, overlays, restate, vocabulary_table
@@ -44,6 +45,7 @@ from medallion.silver.embed import Embedder
 from medallion.silver.fingerprint import derivation_fingerprint, distill_fingerprint
 from medallion.silver.judge import HeuristicJudge
 from medallion.silver.ledger_state import NamespaceState, WriteBuffer
+from medallion.silver.namespace_lock import deriving
 from medallion.silver.providers import Distiller, DistillError
 from medallion.silver.resolve import Prepared, resolve_candidate
 from medallion.silver.types import EventInput, FactCandidate
@@ -271,8 +273,32 @@ def derive(
     distiller: Distiller | None = None,
     judge: Any = None,
     progress: Callable[[int, int], None] | None = None,
+    lock_wait_seconds: float = 300.0,
 ) -> DeriveReport:
-    """Derive Silver from Bronze (incrementally, or from scratch with ``full_rebuild``)."""
+    """Derive Silver from Bronze (incrementally, or from scratch with ``full_rebuild``), for every
+    namespace or only ``namespaces``, holding each namespace's derivation lock (see
+    :mod:`medallion.silver.namespace_lock`) for the whole run."""
+    scope = namespaces if namespaces is not None else sorted(event_counts(conn))
+    if not conn.autocommit:
+        conn.commit()  # ends the read above; the derivation manages its own transactions
+    with deriving(conn, scope, lock_wait_seconds):
+        return _derive(conn, settings, full_rebuild=full_rebuild, namespaces=namespaces, scope=scope,
+                       distiller=distiller, judge=judge, progress=progress)
+
+
+def _derive(
+    conn: psycopg.Connection,
+    settings: Settings,
+    *,
+    full_rebuild: bool,
+    namespaces: list[str] | None,
+    scope: list[str],
+    distiller: Distiller | None,
+    judge: Any,
+    progress: Callable[[int, int], None] | None,
+) -> DeriveReport:
+    """The derivation itself, for the namespaces in ``scope`` (``namespaces`` None: every one, and a
+    full rebuild then empties Silver as a whole)."""
     started = time.perf_counter()
     report = DeriveReport()
     fingerprint = derivation_fingerprint(settings)
@@ -295,10 +321,10 @@ def derive(
                     wipe(conn, ns)
         else:
             for ns in _stale_namespaces(conn, fingerprint):
-                if namespaces is None or ns in namespaces:
+                if ns in scope:
                     wipe(conn, ns)
                     report.namespaces_rebuilt.append(ns)
-        windows, refused = _pending(conn, namespaces)
+        windows, refused = _pending(conn, scope)
         total = sum(len(w) for w in windows) + len(refused)
         parked = {r[0] for r in conn.execute("SELECT bronze_event_id FROM silver.derivation_failures").fetchall()}
         conn.commit()

@@ -21,9 +21,12 @@ from dagster_project.resources import MedallionResource
 from medallion.publish.dbt_runner import dbt_env
 from medallion.settings import Settings
 from tests.conftest import REPO, fresh_database
+from tests.support.dagster_runs import materialize_all_partitions
 
 pytestmark = pytest.mark.slow  # started first: see tests/conftest.py
 
+# the settings, the run over every partition, and the Bronze landing before it
+Built = tuple[Settings, dg.ExecuteInProcessResult, dg.ExecuteInProcessResult]
 INVARIANTS = {
     "assert_one_open_version_per_single_valued_slot",
     "assert_no_fact_without_provenance",
@@ -40,7 +43,7 @@ def _resource(settings: Settings) -> MedallionResource:
 @pytest.fixture(scope="module")
 def built(
     pg_server: str, tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[tuple[Settings, dg.ExecuteInProcessResult]]:
+) -> Iterator[Built]:
     """The example events landed and the whole graph materialized once (a full rebuild) for the module."""
     tmp = tmp_path_factory.mktemp("dbt")
     with fresh_database(pg_server) as url:
@@ -59,18 +62,24 @@ def built(
         mp = pytest.MonkeyPatch()
         mp.setenv("MEDALLION_DATA_DICTIONARY_PATH", str(settings.data_dictionary_path))
         try:
-            result = dg.materialize(
-                [*ASSETS, *CHECKS], resources={"medallion": _resource(settings)},
+            # as `medallion materialize` does: Bronze lands (adding the namespaces' partitions), then
+            # the rest runs over every partition
+            instance = dg.DagsterInstance.ephemeral()
+            landed = dg.materialize([bronze_events, *CHECKS], resources={"medallion": _resource(settings)},
+                                    instance=instance)
+            assert landed.success
+            result = materialize_all_partitions(
+                [a for a in ASSETS if a is not bronze_events], _resource(settings), instance=instance,
                 run_config={"ops": {"silver_derive": {"config": {"full_rebuild": True}}}},
             )
-            yield settings, result
+            yield settings, result, landed
         finally:
             mp.undo()
 
 
-def test_whole_graph_builds_and_every_dbt_check_passes(built: tuple[Settings, dg.ExecuteInProcessResult]) -> None:
+def test_whole_graph_builds_and_every_dbt_check_passes(built: Built) -> None:
     """`dbt build` on the example data passes inside dagster.materialize; its tests are asset checks."""
-    settings, result = built
+    settings, result, landed = built
     assert result.success
     evaluations = result.get_asset_check_evaluations()
     failed = [(e.asset_key.to_user_string(), e.check_name) for e in evaluations if not e.passed]
@@ -80,7 +89,7 @@ def test_whole_graph_builds_and_every_dbt_check_passes(built: tuple[Settings, dg
         by_asset.setdefault(e.asset_key.to_user_string(), set()).add(e.check_name)
     assert by_asset["staging/stg_silver__facts"] >= INVARIANTS, "the ledger invariants are checks on its staging view"
     assert "assert_silver_points_at_live_bronze" in by_asset["staging/stg_silver__facts"]
-    assert "bronze_chain_verifies" in by_asset["bronze/events"]
+    assert [(e.check_name, e.passed) for e in landed.get_asset_check_evaluations()] == [("bronze_chain_verifies", True)]
     assert any(name.startswith("unique_grain_olap_facts_daily") for name in by_asset["gold_marts/olap_facts_daily"])
     # one `dbt build` per run: no test on a Python asset pulls the dbt step apart around it
     assert {e.step_key for e in result.all_events if (e.step_key or "").startswith("dbt_build")} == {"dbt_build"}
@@ -91,9 +100,9 @@ def test_whole_graph_builds_and_every_dbt_check_passes(built: tuple[Settings, dg
             "gold/column_meta"} <= materialized
 
 
-def test_gold_models_agree_with_the_ledger(built: tuple[Settings, dg.ExecuteInProcessResult]) -> None:
+def test_gold_models_agree_with_the_ledger(built: Built) -> None:
     """D1 aggregates add up to the ledger; the review queue and alerts carry what the examples contain."""
-    settings, _ = built
+    settings, _, _ = built
     with psycopg.connect(settings.database_url) as conn:
         facts = conn.execute("SELECT count(*) FROM silver.facts").fetchone()[0]
         assert conn.execute("SELECT sum(n_facts) FROM gold_marts.olap_facts_daily").fetchone()[0] == facts
@@ -145,10 +154,10 @@ def test_gold_models_agree_with_the_ledger(built: tuple[Settings, dg.ExecuteInPr
 
 
 def test_data_dictionary_documents_every_column_and_is_current(
-    built: tuple[Settings, dg.ExecuteInProcessResult],
+    built: Built,
 ) -> None:
     """D2: gold.column_meta has a description for every column; the committed dictionary is fresh."""
-    settings, _ = built
+    settings, _, _ = built
     with psycopg.connect(settings.database_url) as conn:
         missing = conn.execute(
             "SELECT relation || '.' || column_name FROM gold.column_meta WHERE btrim(description) = '' ORDER BY 1"
@@ -177,10 +186,10 @@ def test_data_dictionary_documents_every_column_and_is_current(
 
 
 def test_drift_audit_job_runs_chain_and_ledger_checks(
-    built: tuple[Settings, dg.ExecuteInProcessResult], monkeypatch: pytest.MonkeyPatch,
+    built: Built, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The daily schedule's job: the audit asset, Bronze chain + ledger invariants as checks, review queue, alerts."""
-    settings, _ = built
+    settings, _, _ = built
     monkeypatch.setenv("MEDALLION_DATABASE_URL", settings.database_url or "")
     result = defs.resolve_job_def("drift_audit").execute_in_process(instance=dg.DagsterInstance.ephemeral())
     assert result.success
@@ -200,7 +209,7 @@ def test_broken_invariant_fails_its_check(database_url: str, tmp_path: Path, adm
     shutil.copy(REPO / "examples" / "team_events.jsonl", inbox / "team.jsonl")
     settings = Settings(home=tmp_path / "home", database_url=database_url, inbox=inbox)
     resources = {"medallion": _resource(settings)}
-    assert dg.materialize([bronze_events, silver_derive], resources=resources).success
+    assert materialize_all_partitions([bronze_events, silver_derive], resources["medallion"]).success
 
     # the write path refuses this (a partial unique index); dbt's test is the check that still catches it
     admin_conn.execute("DROP INDEX silver.facts_one_open_version_per_slot")

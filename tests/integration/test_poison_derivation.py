@@ -34,6 +34,7 @@ from medallion.silver import derive as derive_module
 from medallion.silver.derive import _poison, derive, ledger_hash
 from medallion.silver.providers.heuristic import HeuristicDistiller
 from medallion.silver.types import EventInput, FactCandidate
+from tests.support.dagster_runs import materialize_all_partitions
 
 A, B = "poison-a", "poison-b"
 WHEN = "2026-01-05T10:00:00+00:00"
@@ -265,9 +266,9 @@ def test_materialize_succeeds_despite_poison(
     _raw(admin_conn, A, "anchor-not-object", "overlay", OVERLAY, WHEN, {"anchor": "x"})
     resource = MedallionResource(database_url=settings.database_url, home=str(settings.home),
                                  inbox=str(settings.inbox))
-    result = dg.materialize([silver_derive], resources={"medallion": resource})
+    result = materialize_all_partitions([silver_derive], resource)
     assert result.success
-    meta = next(m for m in result.asset_materializations_for_node("silver_derive")
+    meta = next(m for m in (e.materialization for e in result.get_asset_materialization_events())
                 if m.asset_key == dg.AssetKey(["silver", "facts"])).metadata
     assert meta["failures"].value == 2 and meta["events_processed"].value == 10
     assert meta["overlay_failures"].value == {}

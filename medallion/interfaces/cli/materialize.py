@@ -6,21 +6,33 @@ from typing import Annotated
 
 import typer
 
-from medallion.interfaces.cli.common import JsonOpt, app, emit_json, err, fail, load_settings, out
+from medallion.interfaces.cli.common import JsonOpt, app, emit_json, err, fail, load_settings, out, refuse
 
 
 @app.command("materialize")
 def materialize(
     full_rebuild: Annotated[bool, typer.Option("--full-rebuild", help="Re-derive everything from Bronze.")] = False,
+    namespace: Annotated[list[str] | None, typer.Option(
+        "--namespace", "-n", help="Derive only this namespace (repeatable); dbt and Gold still cover all.")] = None,
+    workers: Annotated[int, typer.Option(
+        "--workers", min=1, max=64,
+        help="Parallel derive steps, each in its own process (Dagster's multiprocess executor); 1 runs in this "
+        "process.")] = 1,
     as_json: JsonOpt = False,
 ) -> None:
-    """Run the Dagster job in-process: land the inbox, derive Silver, build dbt and the data dictionary."""
-    from dagster_project.runs import run_job  # the one door from the engine's CLI into the code location
+    """Run the Dagster jobs: land the inbox, derive Silver per namespace, build dbt and the data dictionary.
+
+    The runs are recorded in the Dagster instance the UI shows; each namespace is a partition.
+    """
+    from dagster_project.runs import UnknownNamespace, run_job  # the one door into the code location
 
     settings = load_settings()
     job = "materialize_all" if full_rebuild else "incremental"
     with err.status(f"running {job}…"):
-        run = run_job(settings, full_rebuild)
+        try:
+            run = run_job(settings, full_rebuild, namespaces=namespace or None, workers=workers)
+        except UnknownNamespace as exc:
+            refuse(str(exc))
     summary = run.summary
     if not run.success:
         if run.log_tail:

@@ -82,16 +82,17 @@ def docs(
     as_json: JsonOpt = False,
 ) -> None:
     """Generate the dbt docs (the data dictionary site) and serve them on 127.0.0.1."""
-    from medallion.publish.dbt_runner import DBT_PROJECT_DIR, dbt_environment, dbt_executable
+    from medallion.publish.dbt_runner import CLI_TARGET_DIR, DBT_PROJECT_DIR, dbt_environment, dbt_executable
 
     settings = load_settings()
+    os.environ["DBT_TARGET_PATH"] = str(CLI_TARGET_DIR)  # generate and serve from there
     base = [dbt_executable(), "--quiet"]
     where = ["--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR)]
     with dbt_environment(settings):
         code = subprocess.call([*base, "docs", "generate", *where], cwd=DBT_PROJECT_DIR)
         if code != 0:
             fail("dbt docs generate failed: run `medallion materialize` first so the relations exist", code)
-        target = DBT_PROJECT_DIR / "target"
+        target = CLI_TARGET_DIR
         if generate_only or as_json:
             if as_json:
                 emit_json({"generated": True, "catalog": str(target / "catalog.json"),
@@ -110,8 +111,9 @@ def docs(
 @app.command("dbt", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def dbt_passthrough(ctx: typer.Context) -> None:
     """Run any dbt command against this project's database, e.g. `medallion dbt -- show -s review_queue`."""
-    from medallion.publish.dbt_runner import DBT_PROJECT_DIR, dbt_environment, dbt_executable
+    from medallion.publish.dbt_runner import CLI_TARGET_DIR, DBT_PROJECT_DIR, dbt_environment, dbt_executable
 
+    os.environ.setdefault("DBT_TARGET_PATH", str(CLI_TARGET_DIR))
     with dbt_environment(load_settings()):
         where = ["--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR)]
         raise typer.Exit(subprocess.call([dbt_executable(), *ctx.args, *where], cwd=DBT_PROJECT_DIR))
