@@ -35,6 +35,7 @@ STEPS: dict[str, tuple[list[str], list[str]]] = {  # name: (default args, --quic
     "rebuild": (["--conversations", "10"], ["--conversations", "3"]),
     "audit": (["--conversations", "10"], ["--conversations", "3"]),
     "factconsolidation": ([], ["--quick"]),
+    "scale": (["--conversations", "10", "--per-core"], ["--conversations", "3"]),
 }
 
 
@@ -213,6 +214,24 @@ def _rows_audit(d: dict[str, Any]) -> list[list[str]]:
              f"chunks, {d['wiki_pages']} wiki pages)", "—", f"{d['audit_s_median']} s (median)", ""]]
 
 
+def _rows_scale(d: dict[str, Any]) -> list[list[str]]:
+    one, two = d["runs"][0], d["runs"][1]
+    same = d["identical"]
+    rows = [["P8", f"derivation throughput, 2 workers / 1 worker, {one['events']:,} LoCoMo turns in "
+             f"{one['namespaces']} namespace partitions (2 cores)", f"≥ {d['target_ratio']}",
+             f"{d['ratio_2_over_1']} ({two['events_per_s']} vs {one['events_per_s']} events/s); facts and decisions "
+             f"{'identical' if same['facts'] and same['decisions'] else 'different'}, chunk vectors "
+             f"{'identical' if same['chunk_vectors'] else 'equal to float precision only'}; peak RSS per worker "
+             f"{', '.join(str(m) for m in two['peak_rss_mb_per_worker'])} MB",
+             _verdict(d["ratio_2_over_1"] >= d["target_ratio"])]]
+    per_core = next((r for r in d["runs"][2:] if r["workers"] == 1), None)
+    if per_core:
+        rows.append(["P8", "the same, 2 single-thread workers / 1 single-thread worker", "—",
+                     f"{round(two['events_per_s'] / per_core['events_per_s'], 2)} ({per_core['events_per_s']} "
+                     "events/s on one thread)", ""])
+    return rows
+
+
 TESTED = [
     ["R1", "UPDATE/DELETE/TRUNCATE on Bronze by engine, tool and owner roles", "all rejected",
      "tests/integration/test_immutability.py", "holds"],
@@ -248,7 +267,7 @@ RUN_BY = {"rebuild_sh_262k": "bench/rebuild.py --factconsolidation sh_262k"}  # 
 SECTIONS: list[tuple[str, Callable[[dict[str, Any]], list[list[str]]]]] = [
     ("ingest", _rows_ingest), ("derive", _rows_derive), ("search", _rows_search), ("locomo", _rows_locomo),
     ("rebuild", _rows_rebuild), ("rebuild_sh_262k", _rows_rebuild_fc), ("audit", _rows_audit),
-    ("factconsolidation", _rows_factconsolidation),
+    ("factconsolidation", _rows_factconsolidation), ("scale", _rows_scale),
 ]
 
 

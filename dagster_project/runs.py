@@ -84,7 +84,10 @@ def run_config_for(job: str, full_rebuild: bool, workers: int) -> dict[str, Any]
     with more than one worker the multiprocess executor."""
     config: dict[str, Any] = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
     if job != "downstream_of_silver":
-        config["ops"] = {"silver_derive": {"config": {"full_rebuild": full_rebuild, "steps": workers}}}
+        # side by side, each step keeps to its share of the cores (one thread each on this 2-core machine)
+        threads = max(1, (os.cpu_count() or 1) // workers) if workers > 1 else 0
+        config["ops"] = {"silver_derive": {"config": {"full_rebuild": full_rebuild, "steps": workers,
+                                                      "threads_per_step": threads}}}
     if workers > 1:
         # every step is a process of its own: fork them from a server that has imported the code
         # location once, rather than import it again in each

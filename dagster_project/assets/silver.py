@@ -20,6 +20,7 @@ from dagster_project.resources import MedallionResource
 from medallion.bronze.namespaces import balanced_groups, event_counts
 from medallion.silver import summary
 from medallion.silver.derive import DeriveReport, derive
+from medallion.silver.embed import limit_threads
 
 DESCRIPTIONS = {
     "facts": "The bitemporal ledger of atomic facts (S5): every version, with provenance and fingerprint.",
@@ -46,6 +47,9 @@ class DeriveConfig(dg.Config):
     plans the run). Match the executor's ``max_concurrent``."""
     lock_wait_seconds: float = 300.0
     """How long a step waits for a namespace another run is deriving before it fails, saying so."""
+    threads_per_step: int = 0
+    """CPU threads of the embedding model in each derive step (0: the library's default, every core;
+    with several steps side by side, cores / steps)."""
 
 
 def _op_config(config: dict) -> dict:
@@ -71,6 +75,8 @@ def plan(context: dg.OpExecutionContext, config: DeriveConfig, medallion: Medall
 def derive_group(context: dg.OpExecutionContext, config: DeriveConfig, medallion: MedallionResource,
                  group: list) -> DeriveReport:
     """The engine's derivation of one group of namespaces."""
+    if config.threads_per_step:
+        limit_threads(config.threads_per_step)
     with medallion.connect() as conn:
         report = derive(conn, medallion.settings(), full_rebuild=config.full_rebuild, namespaces=group,
                         lock_wait_seconds=config.lock_wait_seconds)

@@ -28,6 +28,7 @@ from mcp.server.mcpserver.exceptions import ToolError as SdkToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
+from medallion.db.connection import DatabaseNotReady, LoginFailed
 from medallion.serve.tools import Denied, ToolError, Tools, open_tools
 from medallion.settings import Settings, get_settings
 
@@ -174,6 +175,8 @@ def build_server(settings: Settings | None = None, *, require_token: bool = Fals
         try:
             return _result(pool.call(token, fn), wrap=wrap)
         except ToolError as exc:
+            return _error(str(exc))
+        except (LoginFailed, DatabaseNotReady) as exc:  # already one sentence, the password masked
             return _error(str(exc))
         except psycopg.OperationalError as exc:
             first = (str(exc).strip().splitlines() or ["no detail"])[0]

@@ -34,6 +34,15 @@ def model_path(model_name: str) -> str:
     return model_name  # a local directory (e.g. BAAI/bge-small-en-v1.5 unpacked on disk)
 
 
+def limit_threads(threads: int) -> None:
+    """Cap the model's CPU threads in this process. Several derivations side by side (one per core)
+    each keep to one thread: left at the library's default, each would use every core and the
+    processes would slow one another down (measured in ``bench/scale.py``)."""
+    import torch
+
+    torch.set_num_threads(max(1, threads))
+
+
 def load_model(model_name: str) -> Any:
     """The SentenceTransformer for ``model_name`` (loaded once, offline)."""
     with _lock:

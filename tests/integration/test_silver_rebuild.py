@@ -103,21 +103,30 @@ def test_changed_prompt_makes_rows_stale_and_rederives(engine_conn: psycopg.Conn
 
 def test_erasure_rederives_the_namespace(engine_conn: psycopg.Connection, admin_conn: psycopg.Connection,
                                          settings: Settings) -> None:
-    """B7: after an approved erasure, the next derivation rebuilds the namespace without the event."""
+    """B7: after an approved erasure, the next derivation rebuilds the namespace without the event, and
+    only that namespace (its partition): another tenant's rows are not derived again."""
     events = [{"namespace": "erase-me", "source": "facts", "source_event_id": f"e{i}", "kind": "fact",
                "provenance_root": "test://", "content": json.dumps({"subject": "Eve", "predicate": p, "value": v})}
               for i, (p, v) in enumerate([("lives_in", "Paris"), ("email", "eve@example.org"), ("prefers", "tea")])]
     result = ingest_events(engine_conn, events)
+    ingest_events(engine_conn, [{"namespace": "keep-me", "source": "facts", "source_event_id": "k1", "kind": "fact",
+                                 "provenance_root": "test://", "content": json.dumps(
+                                     {"subject": "Kim", "predicate": "lives_in", "value": "Oslo"})}])
     derive(engine_conn, settings)
-    assert engine_conn.execute("SELECT count(*) FROM silver.facts").fetchone()[0] == 3
+    untouched = ("SELECT string_agg(bronze_event_id || '@' || derived_at::text, ',') FROM silver.derivations "
+                 "WHERE namespace = 'keep-me'")
+    kept = engine_conn.execute(untouched).fetchone()[0]
+    assert engine_conn.execute("SELECT count(*) FROM silver.facts WHERE namespace = 'erase-me'").fetchone()[0] == 3
     _, bob = grant(admin_conn, principal="bob", verbs=["admin"], namespaces=["erase-me"], created_by="test")
     request_id = request_erasure(admin_conn, result.statuses[1].event_id, "personal data", token=None,
                                  local_name="local:alice")
     approve_erasure(engine_conn, request_id, token=bob)
     report = derive(engine_conn, settings)
     assert report.namespaces_rebuilt == ["erase-me"]
-    values = {r[0] for r in engine_conn.execute("SELECT value_text FROM silver.facts").fetchall()}
+    values = {r[0] for r in engine_conn.execute(
+        "SELECT value_text FROM silver.facts WHERE namespace = 'erase-me'").fetchall()}
     assert values == {"Paris", "tea"}
+    assert engine_conn.execute(untouched).fetchone()[0] == kept, "keep-me was not derived again"
     assert engine_conn.execute(
         "SELECT count(*) FROM silver.chunks WHERE text LIKE '%eve@example.org%'").fetchone()[0] == 0
 

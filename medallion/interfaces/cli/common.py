@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from medallion.db import embedded
-from medallion.db.connection import connect
+from medallion.db.connection import DatabaseNotReady, LoginFailed, connect
 from medallion.serve import capabilities
 from medallion.settings import Settings, get_settings
 
@@ -96,7 +96,7 @@ def first_line(exc: BaseException) -> str:
 def connect_or_fail(settings: Settings, role: str = "engine") -> psycopg.Connection:
     try:
         return connect(settings, role, autocommit=True)  # type: ignore[arg-type]
-    except embedded.UnsafeRuntimeDir as exc:
+    except (embedded.UnsafeRuntimeDir, LoginFailed, DatabaseNotReady) as exc:  # already one sentence
         fail(str(exc))
     except psycopg.OperationalError as exc:
         fail(f"cannot reach the database ({str(exc).strip().splitlines()[0]}); check MEDALLION_DATABASE_URL "
@@ -174,6 +174,8 @@ def tool_session(origin: str = "cli") -> Iterator[Any]:
         tools = open_tools(settings.token, settings, origin=origin)
     except ToolError as exc:
         fail(str(exc), exc.exit_code)
+    except (LoginFailed, DatabaseNotReady) as exc:  # already one sentence, the password masked
+        fail(str(exc))
     except psycopg.OperationalError as exc:
         fail(f"cannot reach the database ({first_line(exc)}); check MEDALLION_DATABASE_URL "
              "or run `medallion db start`")
