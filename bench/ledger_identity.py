@@ -17,7 +17,9 @@ import hashlib
 import itertools
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -34,6 +36,16 @@ DECISIONS = ("SELECT bronze_event_id, candidate_index, candidate_fact_id, decisi
              "FROM silver.resolutions ORDER BY bronze_event_id, candidate_index")
 
 
+def add_rows(digest: Any, rows: Iterable[tuple]) -> int:
+    """Feed each row to ``digest`` (times as ISO 8601 text, so the bytes do not depend on the driver's
+    reprs); return how many rows there were."""
+    n = 0
+    for row in rows:
+        digest.update(repr(tuple(v.isoformat() if hasattr(v, "isoformat") else v for v in row)).encode())
+        n += 1
+    return n
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--conversations", type=int, default=10)
@@ -44,12 +56,9 @@ def main() -> None:
         started = time.perf_counter()
         ingest_events(conn, events, origin="bench")
         derive(conn, settings)
-        digest, facts = hashlib.sha256(), 0
-        for row in conn.execute(FACTS):
-            digest.update(repr(tuple(v.isoformat() if hasattr(v, "isoformat") else v for v in row)).encode())
-            facts += 1
-        for row in conn.execute(DECISIONS):
-            digest.update(repr(row).encode())
+        digest = hashlib.sha256()
+        facts = add_rows(digest, conn.execute(FACTS))
+        add_rows(digest, conn.execute(DECISIONS))  # no times in these rows: the same bytes as repr(row)
         chunks = conn.execute(CHUNKS_HASH).fetchone()[0]
         conn.close()
     print(f"{len(events)} events, {facts} facts: ledger {digest.hexdigest()}, chunks {chunks} "

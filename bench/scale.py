@@ -30,7 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import bench_settings, write_result  # noqa: E402
-from bench.ledger_identity import DECISIONS, FACTS  # noqa: E402
+from bench.ledger_identity import DECISIONS, FACTS, add_rows  # noqa: E402
 from bench.locomo_data import load, to_events  # noqa: E402
 from bench.rebuild import CHUNKS_HASH  # noqa: E402
 
@@ -41,8 +41,7 @@ CHUNK_TEXTS = ("SELECT md5(string_agg(chunk_id || coalesce(context, '~'), ',' OR
 
 def _digest(conn: Any, query: str) -> str:
     digest = hashlib.sha256()
-    for row in conn.execute(query):
-        digest.update(repr(tuple(v.isoformat() if hasattr(v, "isoformat") else v for v in row)).encode())
+    add_rows(digest, conn.execute(query))
     return digest.hexdigest()[:16]
 
 
@@ -110,8 +109,8 @@ def one(conversations: int, workers: int) -> dict[str, Any]:
         instance = dg.DagsterInstance.get()
         register(instance, namespaces(conn))
         started = time.perf_counter()
-        with _PeakMemory() as memory, execute_run(instance, "incremental_silver", run_config_for(
-                "incremental_silver", False, workers), workers, every_partition(instance)) as result:
+        with _PeakMemory() as memory, execute_run(instance, "derive_silver", run_config_for(
+                "derive_silver", False, workers), workers, every_partition(instance)) as result:
             assert result.success, "the derive run failed"
             run_id = result.run_id
         wall = time.perf_counter() - started

@@ -67,8 +67,8 @@ def downstream_job() -> dg.JobDefinition:
     return defs.resolve_job_def("downstream_of_silver")
 
 
-JOBS = {"materialize_all": materialize_all_job, "incremental": incremental_job,
-        "rebuild_silver": silver_job, "incremental_silver": silver_job, "downstream_of_silver": downstream_job}
+JOBS = {"materialize_all": materialize_all_job, "incremental": incremental_job, "derive_silver": silver_job,
+        "downstream_of_silver": downstream_job}
 
 
 def _instance(settings: Settings) -> dg.DagsterInstance:
@@ -163,8 +163,33 @@ def _captured_output() -> Iterator[_Captured]:
 
 
 def _contiguous(wanted: list[str], order: list[str]) -> bool:
-    positions = sorted(order.index(ns) for ns in wanted)
-    return positions == list(range(positions[0], positions[0] + len(positions)))
+    """Whether ``wanted`` (in partition order) is one unbroken range of ``order``."""
+    first = order.index(wanted[0])
+    return order[first:first + len(wanted)] == wanted
+
+
+Run = tuple[str, dict[str, str] | None, str | None]  # job name, run tags, partition key
+
+
+def plan_runs(job: str, order: list[str], namespaces: list[str] | None) -> list[Run]:
+    """The runs of one materialize over the partitions in ``order``: one run over the range when the
+    wanted namespaces are adjacent partitions (all of them, by default), else one ``derive_silver`` run
+    per namespace and one ``downstream_of_silver`` run; without partitions, only what is downstream.
+
+    Raises :class:`UnknownNamespace` for a namespace that is not a partition.
+    """
+    asked = set(order if namespaces is None else namespaces)
+    unknown = sorted(asked - set(order))
+    if unknown:
+        raise UnknownNamespace(
+            f"no events in namespace(s) {', '.join(unknown)}: the known namespaces are "
+            f"{', '.join(order) or 'none yet (land some events first)'}")
+    wanted = [ns for ns in order if ns in asked]  # in partition order
+    if not wanted:  # nothing landed yet: there is no partition to derive
+        return [("downstream_of_silver", None, None)]
+    if _contiguous(wanted, order):
+        return [(job, {RANGE_START: wanted[0], RANGE_END: wanted[-1]}, None)]
+    return [*(("derive_silver", None, ns) for ns in wanted), ("downstream_of_silver", None, None)]
 
 
 def run_job(settings: Settings, full_rebuild: bool = False, namespaces: list[str] | None = None,
@@ -182,22 +207,7 @@ def run_job(settings: Settings, full_rebuild: bool = False, namespaces: list[str
         summaries.append(run_summary(landing, "land_bronze"))
         if not landing.success:
             return _failed(landing, summaries, job, captured)
-        order = instance.get_dynamic_partitions(NAMESPACES.name)
-        requested = order if namespaces is None else sorted(set(namespaces))
-        unknown = sorted(set(requested) - set(order))
-        if unknown:
-            raise UnknownNamespace(
-                f"no events in namespace(s) {', '.join(unknown)}: the known namespaces are "
-                f"{', '.join(order) or 'none yet (land some events first)'}")
-        wanted = [ns for ns in order if ns in set(requested)]  # in partition order
-        runs: list[tuple[str, dict[str, str] | None, str | None]]
-        if not wanted:  # nothing landed yet: there is no partition to derive
-            runs = [("downstream_of_silver", None, None)]
-        elif _contiguous(wanted, order):
-            runs = [(job, {RANGE_START: wanted[0], RANGE_END: wanted[-1]}, None)]
-        else:
-            runs = [(job.replace("materialize_all", "rebuild") + "_silver", None, ns) for ns in wanted]
-            runs.append(("downstream_of_silver", None, None))
+        runs = plan_runs(job, instance.get_dynamic_partitions(NAMESPACES.name), namespaces)
         for name, tags, key in runs:
             with execute_run(instance, name, run_config_for(name, full_rebuild, workers), workers, tags, key) as result:
                 summaries.append(run_summary(result, name))

@@ -37,7 +37,7 @@ from medallion.bronze.contract import (
     overlay_metadata,
     overlay_payload,
 )
-from medallion.bronze.namespaces import event_counts
+from medallion.bronze.namespaces import namespaces as bronze_namespaces
 from medallion.settings import Settings
 from medallion.silver import chunks as chunking
 from medallion.silver import distill_memo, documents, overlays, restate, vocabulary_table
@@ -278,7 +278,7 @@ def derive(
     """Derive Silver from Bronze (incrementally, or from scratch with ``full_rebuild``), for every
     namespace or only ``namespaces``, holding each namespace's derivation lock (see
     :mod:`medallion.silver.namespace_lock`) for the whole run."""
-    scope = namespaces if namespaces is not None else sorted(event_counts(conn))
+    scope = namespaces if namespaces is not None else bronze_namespaces(conn)
     if not conn.autocommit:
         conn.commit()  # ends the read above; the derivation manages its own transactions
     with deriving(conn, scope, lock_wait_seconds):
