@@ -88,7 +88,7 @@ def derive_group(context: dg.OpExecutionContext, config: DeriveConfig, medallion
 def summarise(context: dg.OpExecutionContext, config: DeriveConfig, medallion: MedallionResource,
               reports: list):
     """The run's decisions and the Silver tables' row counts, on every Silver asset."""
-    report = summary.merge_reports(reports)
+    report = DeriveReport.merged(reports, side_by_side=True)
     with medallion.connect() as conn:
         counts = summary.table_counts(conn)
         recent = summary.recent_decisions(conn, 10)

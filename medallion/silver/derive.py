@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -45,8 +44,9 @@ from medallion.silver.embed import Embedder
 from medallion.silver.fingerprint import derivation_fingerprint, distill_fingerprint
 from medallion.silver.judge import HeuristicJudge
 from medallion.silver.ledger_state import NamespaceState, WriteBuffer
-from medallion.silver.namespace_lock import deriving
+from medallion.silver.namespace_lock import deriving, lock_groups
 from medallion.silver.providers import Distiller, DistillError
+from medallion.silver.report import DeriveReport
 from medallion.silver.resolve import Prepared, resolve_candidate
 from medallion.silver.types import EventInput, FactCandidate
 
@@ -61,42 +61,6 @@ WINDOW = 256
 # raised (the run stops and resumes next time), never parked as if the event were poison.
 _TRANSIENT_CLASSES = ("08", "40", "53", "57", "58")
 _TRANSIENT_STATES = ("55P03", "23505")  # lock not available; unique violation (a concurrent run wrote it)
-
-
-@dataclass
-class DeriveReport:
-    """Counts for asset metadata and the CLI."""
-
-    events: int = 0
-    facts: int = 0
-    decisions: Counter = field(default_factory=Counter)
-    outcomes: Counter = field(default_factory=Counter)
-    chunks: int = 0
-    documents: Counter = field(default_factory=Counter)
-    failures: list[dict[str, Any]] = field(default_factory=list)
-    namespaces_rebuilt: list[str] = field(default_factory=list)
-    model_calls: int = 0
-    embeddings_encoded: int = 0
-    cache_hits: int = 0
-    seconds: float = 0.0
-    overlays: dict[str, int] = field(default_factory=dict)
-    overlay_failures: dict[str, str] = field(default_factory=dict)  # namespace -> why its anchoring failed
-
-    @property
-    def cache_hit_rate(self) -> float:
-        total = self.embeddings_encoded + self.cache_hits
-        return round(self.cache_hits / total, 4) if total else 1.0
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "events": self.events, "facts": self.facts, "decisions": dict(self.decisions),
-            "outcomes": dict(self.outcomes), "contested": self.outcomes.get("contested", 0),
-            "chunks": self.chunks, "documents": dict(self.documents), "failures": len(self.failures),
-            "namespaces_rebuilt": self.namespaces_rebuilt, "model_calls": self.model_calls,
-            "embeddings_encoded": self.embeddings_encoded, "cache_hits": self.cache_hits,
-            "cache_hit_rate": self.cache_hit_rate, "seconds": round(self.seconds, 3), "overlays": self.overlays,
-            "overlay_failures": self.overlay_failures,
-        }
 
 
 @dataclass
@@ -277,13 +241,26 @@ def derive(
 ) -> DeriveReport:
     """Derive Silver from Bronze (incrementally, or from scratch with ``full_rebuild``), for every
     namespace or only ``namespaces``, holding each namespace's derivation lock (see
-    :mod:`medallion.silver.namespace_lock`) for the whole run."""
+    :mod:`medallion.silver.namespace_lock`) while it is derived.
+
+    Up to :data:`~medallion.silver.namespace_lock.LOCK_GROUP` namespaces are derived together under
+    their locks; a larger scope is derived group after group, because PostgreSQL's shared lock table
+    (``max_locks_per_transaction`` × ``max_connections``, 6,400 by default) cannot hold a lock for each
+    of ten thousand tenants at once."""
     scope = namespaces if namespaces is not None else bronze_namespaces(conn)
     if not conn.autocommit:
         conn.commit()  # ends the read above; the derivation manages its own transactions
-    with deriving(conn, scope, lock_wait_seconds):
-        return _derive(conn, settings, full_rebuild=full_rebuild, namespaces=namespaces, scope=scope,
-                       distiller=distiller, judge=judge, progress=progress)
+    groups = lock_groups(scope)
+    reports: list[DeriveReport] = []
+    for group in groups:
+        done = sum(r.events + len(r.failures) for r in reports)
+        step = progress if progress is None or not reports else (
+            lambda n, total, done=done: progress(done + n, done + total))  # type: ignore[misc]
+        with deriving(conn, group, lock_wait_seconds):
+            reports.append(_derive(conn, settings, full_rebuild=full_rebuild,
+                                   namespaces=namespaces if len(groups) == 1 else group, scope=group,
+                                   distiller=distiller, judge=judge, progress=step))
+    return reports[0] if len(reports) == 1 else DeriveReport.merged(reports, side_by_side=False)
 
 
 def _derive(

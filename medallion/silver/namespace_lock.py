@@ -20,6 +20,10 @@ import psycopg
 # Two-key advisory locks: the first key marks them as this module's, the second is the namespace.
 LOCK_CLASS_SQL = "hashtext('medallion.derive')"
 POLL_SECONDS = 0.25
+# Namespaces one session locks at once. Advisory locks live in PostgreSQL's shared lock table, sized
+# max_locks_per_transaction x max_connections (64 x 100 = 6,400 slots by default) for all sessions
+# together; a run over ten thousand tenants locks and derives them in groups of this size.
+LOCK_GROUP = 256
 
 
 class NamespaceBusy(RuntimeError):
@@ -48,6 +52,15 @@ def _holder(conn: psycopg.Connection, namespace: str) -> str:
 
 def _unlock(conn: psycopg.Connection, namespace: str) -> None:
     conn.execute(f"SELECT pg_advisory_unlock({LOCK_CLASS_SQL}, hashtext(%s))", (namespace,))
+
+
+def lock_groups(namespaces: list[str], size: int | None = None) -> list[list[str]]:
+    """The namespaces in sorted order, cut into groups of at most ``size`` (default
+    :data:`LOCK_GROUP`) to be locked and derived one group at a time; at least one group, so an
+    empty scope still runs (and finds nothing to do)."""
+    ordered = sorted(set(namespaces))
+    size = size or LOCK_GROUP
+    return [ordered[i : i + size] for i in range(0, len(ordered), size)] or [[]]
 
 
 @contextmanager

@@ -8,8 +8,11 @@ then apply the policy — authority, then recency, then contested:
   ``valid_from`` closes the old version (``valid_to``, ``superseded_at``, ``superseded_by``);
 - the same, but with an *earlier* ``valid_from`` (out-of-order arrival): the candidate is stored as
   history, already closed by the version it predates;
-- by a less authoritative source: nothing closes; both versions are marked ``contested`` and the
-  pair goes to review.
+- by a less authoritative source claiming the same or a later ``valid_from``: nothing closes; both
+  versions are marked ``contested`` and the pair goes to review;
+- by any source, with a ``valid_from`` earlier than a current version's: the candidate does not
+  claim the present, so it is stored as history closed by the earliest version it predates, and
+  nothing is contested (a less authoritative past is still a past).
 
 Transaction time comes from Bronze (``received_at`` of the event being derived), so a rebuild
 reproduces the same history. Every decision is written to ``silver.resolutions``.
@@ -142,16 +145,17 @@ def resolve_candidate(
             targets = [n for n in found if n.same_slot and n.open]
         else:
             targets = [by_id[verdict.target_fact_id]]  # type: ignore[index]
-        stronger = [t for t in targets if event.authority > t.authority]
-        settled = [t for t in targets if event.authority <= t.authority]
-        newer_than_candidate = [t for t in settled if c.valid_from < t.valid_from]
+        newer_than_candidate = [t for t in targets if c.valid_from < t.valid_from]
         if newer_than_candidate:
-            # Out-of-order arrival: the candidate predates a version at least as authoritative.
+            # Out-of-order arrival: the candidate predates a current version, whatever their authorities,
+            # so it describes the past and closes nothing; contested is for claims on the same or a later time.
             closer = min(newer_than_candidate, key=lambda t: (t.valid_from, t.fact_id))
             _new_fact(state, buffer, event, prep, pred, fid, subject_id, object_id, fingerprint,
                       valid_to=closer.valid_from, superseded_by=closer.fact_id)
             return record(verdict.decision, "stored_as_history", closer.fact_id, found,
                           f"{verdict.reason}; older than {closer.fact_id}, stored as already-closed history")
+        stronger = [t for t in targets if event.authority > t.authority]
+        settled = [t for t in targets if event.authority <= t.authority]
         for t in settled:
             buffer.close(t.fact_id, c.valid_from, event.received_at, fid)
             state.close(t.fact_id)

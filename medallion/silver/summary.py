@@ -7,7 +7,7 @@ from typing import Any
 
 import psycopg
 
-from medallion.silver.derive import SILVER_TABLES, DeriveReport
+from medallion.silver.derive import SILVER_TABLES
 
 
 def table_counts(conn: psycopg.Connection) -> dict[str, int]:
@@ -30,25 +30,3 @@ def recent_decisions(conn: psycopg.Connection, limit: int = 10) -> list[dict[str
     )
     cols = [d.name for d in cur.description or []]
     return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
-
-
-def merge_reports(reports: list[DeriveReport]) -> DeriveReport:
-    """One report for a run whose namespaces were derived in several parallel steps."""
-    merged = DeriveReport()
-    for r in reports:
-        merged.events += r.events
-        merged.facts += r.facts
-        merged.decisions.update(r.decisions)
-        merged.outcomes.update(r.outcomes)
-        merged.chunks += r.chunks
-        merged.documents.update(r.documents)
-        merged.failures.extend(r.failures)
-        merged.namespaces_rebuilt.extend(r.namespaces_rebuilt)
-        merged.model_calls += r.model_calls
-        merged.embeddings_encoded += r.embeddings_encoded
-        merged.cache_hits += r.cache_hits
-        merged.seconds = max(merged.seconds, r.seconds)  # the steps ran side by side
-        merged.overlays.update(r.overlays)
-        merged.overlay_failures.update(r.overlay_failures)
-    merged.namespaces_rebuilt.sort()
-    return merged

@@ -13,6 +13,7 @@ import pytest
 from medallion.bronze.ingest import ingest_jsonl
 from medallion.db.connection import connect
 from medallion.settings import Settings
+from medallion.silver import namespace_lock
 from medallion.silver.derive import derive
 from medallion.silver.namespace_lock import NamespaceBusy, deriving
 
@@ -67,3 +68,33 @@ def test_second_derivation_waits_for_the_first(landed: psycopg.Connection, setti
     assert sorted(r.events for r in reports) == [0, 48]
     assert landed.execute("SELECT count(*), count(DISTINCT bronze_event_id) FROM silver.derivations "
                           "WHERE namespace = 'team-atlas'").fetchone() == (48, 48)
+
+
+def test_a_run_over_many_namespaces_locks_them_a_group_at_a_time(
+        landed: psycopg.Connection, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PostgreSQL's lock table cannot hold a lock per tenant for ten thousand tenants, so a run over
+    more namespaces than a group derives them group after group: the session never holds more than
+    a group's locks, every namespace is derived, and the progress count keeps rising across groups."""
+    namespaces = [r[0] for r in landed.execute(
+        "SELECT DISTINCT namespace FROM bronze.events ORDER BY 1").fetchall()]
+    assert len(namespaces) >= 2
+    monkeypatch.setattr(namespace_lock, "LOCK_GROUP", 1)
+    pid = landed.execute("SELECT pg_backend_pid()").fetchone()[0]
+    landed.commit()
+    held: list[int] = []  # advisory locks the deriving session holds, seen from another session
+    seen: list[tuple[int, int]] = []
+    with connect(settings, "engine", autocommit=True) as watcher:
+        def progress(done: int, total: int) -> None:
+            seen.append((done, total))
+            held.append(watcher.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = %s AND granted",
+                (pid,)).fetchone()[0])
+
+        report = derive(landed, settings, progress=progress)
+    bronze = landed.execute("SELECT count(*) FROM bronze.events").fetchone()[0]
+    assert report.events + len(report.failures) == bronze
+    assert landed.execute("SELECT count(DISTINCT namespace) FROM silver.derivations").fetchone()[0] == len(namespaces)
+    assert held and max(held) == 1
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen) and seen[-1] == (bronze, bronze)
+    assert landed.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = %s",
+                          (pid,)).fetchone()[0] == 0

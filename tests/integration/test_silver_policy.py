@@ -78,13 +78,15 @@ MATRIX = [
     ("equal", "later", "one", "closed_previous"),
     ("equal", "earlier", "one", "stored_as_history"),
     ("lower", "later", "one", "contested"),
-    ("lower", "earlier", "one", "contested"),
+    ("lower", "same", "one", "contested"),
+    ("lower", "earlier", "one", "stored_as_history"),
     ("higher", "later", "many", "closed_previous"),
     ("higher", "earlier", "many", "stored_as_history"),
     ("equal", "later", "many", "closed_previous"),
     ("equal", "earlier", "many", "stored_as_history"),
     ("lower", "later", "many", "contested"),
-    ("lower", "earlier", "many", "contested"),
+    ("lower", "same", "many", "contested"),
+    ("lower", "earlier", "many", "stored_as_history"),
 ]
 
 
@@ -94,9 +96,12 @@ def test_authority_then_recency_then_contested(
     engine_conn: psycopg.Connection, settings: Settings, authority: str, when: str, cardinality: str, expected: str
 ) -> None:
     """S4: a table-driven matrix of authority × recency × cardinality (supersede for single-valued slots,
-    a refinement update for many-valued ones)."""
+    a refinement update for many-valued ones). A candidate older than the current version is history
+    whatever its authority (it does not claim the present); a less authoritative one that claims the
+    same or a later time contests."""
     tier = {"higher": 1, "equal": 2, "lower": 3}[authority]
-    valid_from = {"later": "2026-09-01T00:00:00Z", "earlier": "2026-01-01T00:00:00Z"}[when]
+    valid_from = {"later": "2026-09-01T00:00:00Z", "same": "2026-06-01T00:00:00Z",
+                  "earlier": "2026-01-01T00:00:00Z"}[when]
     if cardinality == "one":
         old, new, pred = "Berlin", "Lisbon", "lives_in"
     else:
@@ -116,6 +121,8 @@ def test_authority_then_recency_then_contested(
         assert current == {old}
         assert rows[new]["valid_to"] == rows[old]["valid_from"] and rows[new]["superseded_by"] == rows[old]["fact_id"]
         assert rows[new]["superseded_at"] == rows[new]["recorded_at"]  # closed on arrival
+        assert not rows[new]["contested"] and not rows[old]["contested"]
+        assert served.contested(engine_conn, NS) == []
     else:
         assert current == {old, new}
         assert rows[old]["contested"] and rows[new]["contested"]
