@@ -67,7 +67,7 @@ from pgvector.psycopg import register_vector
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import RESULTS, bench_settings, machine  # noqa: E402
-from bench.locomo_data import CATEGORIES, DEFAULT_PATH, dia_id, load, questions, to_events  # noqa: E402
+from bench.locomo_data import CATEGORIES, DEFAULT_PATH, ROOTS, dia_id, load, questions, to_events  # noqa: E402
 from bench.locomo_replay import ObservationReplayDistiller  # noqa: E402
 from medallion.bronze.ingest import ingest_events  # noqa: E402
 from medallion.db.connection import connect, ensure_ready  # noqa: E402
@@ -286,8 +286,8 @@ class TurnBaselines:
 # Building the memories
 # --------------------------------------------------------------------------------------------------
 
-def build_medallion(settings: Settings, samples: list[dict[str, Any]], distiller: Any, suffix: str = ""
-                    ) -> dict[str, Any]:
+def build_medallion(settings: Settings, samples: list[dict[str, Any]], distiller: Any, suffix: str = "",
+                    roots: str = "session") -> dict[str, Any]:
     """Ingest one namespace per conversation (name + ``suffix``) and derive them with ``distiller``.
 
     Only these namespaces are derived, so two configurations can share one database (and its
@@ -295,7 +295,7 @@ def build_medallion(settings: Settings, samples: list[dict[str, Any]], distiller
     """
     conn = connect(settings, "engine", autocommit=True)
     try:
-        events = [{**e, "namespace": e["namespace"] + suffix} for s in samples for e in to_events(s)]
+        events = [{**e, "namespace": e["namespace"] + suffix} for s in samples for e in to_events(s, roots=roots)]
         spaces = sorted({e["namespace"] for e in events})
         t0 = time.perf_counter()
         ingest_events(conn, events, origin="bench")
@@ -453,6 +453,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", default=str(DEFAULT_PATH), help="locomo10.json (default: ../shared/data)")
     parser.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
+    parser.add_argument("--only", default=None, help="only these conversations, 1-based, e.g. 3,8")
+    parser.add_argument("--roots", choices=ROOTS, default="session",
+                        help="provenance root per session (default), per turn, or per turn with a thread key")
     parser.add_argument("--skip-baselines", action="store_true", help="only (c) and (d)")
     parser.add_argument("--skip-observations", action="store_true", help="skip (d)")
     parser.add_argument("--search-k", type=int, default=50)
@@ -462,6 +465,8 @@ def main() -> None:
     started = time.perf_counter()
 
     samples = load(args.data)[:args.conversations]
+    if args.only:
+        samples = [samples[int(n) - 1] for n in args.only.split(",")]
     fixes: dict[str, int] = {}
     all_qs = [q for s in samples for q in questions(s, fixes)]
     qs = [q for q in all_qs if q["evidence"]]
@@ -488,7 +493,8 @@ def main() -> None:
         model_load = time.perf_counter() - t0
 
         print("(c) ingest + derive, heuristic distiller …", flush=True)
-        built_c = build_medallion(settings, samples, HeuristicDistiller())
+        built_c = build_medallion(settings, samples, HeuristicDistiller(), roots=args.roots)
+        built_c["roots"] = args.roots
         print(f"  {built_c}")
         items, seconds = run_medallion(settings, qs, args.search_k)
         record("medallion_heuristic", items, seconds, build=built_c)

@@ -57,8 +57,15 @@ def turns(sample: dict[str, Any]) -> list[tuple[str, dict[str, Any], datetime]]:
     return out
 
 
-def to_events(sample: dict[str, Any], limit: int | None = None) -> list[dict[str, Any]]:
-    """Bronze events (B2 contract) of one conversation, optionally only its first ``limit`` turns."""
+ROOTS = ("session", "turn", "turn-thread")
+
+
+def to_events(sample: dict[str, Any], limit: int | None = None, roots: str = "session") -> list[dict[str, Any]]:
+    """Bronze events (B2 contract) of one conversation, optionally only its first ``limit`` turns.
+
+    ``roots``: the provenance root is the session (``session``), or each turn's own permalink
+    (``turn``, as many chat sources give), optionally with the session named as the ``thread``
+    (``turn-thread``, how such a source keeps its conversations together)."""
     ns = namespace(sample)
     events = []
     for key, turn, when in turns(sample)[:limit]:
@@ -71,6 +78,10 @@ def to_events(sample: dict[str, Any], limit: int | None = None) -> list[dict[str
             "occurred_at": when.isoformat(), "provenance_root": f"locomo://{sample['sample_id']}/{key}",
             "metadata": {"dia_id": turn["dia_id"], "session": key, "speaker": turn["speaker"]},
         })
+        if roots != "session":
+            events[-1]["provenance_root"] = f"locomo://{sample['sample_id']}/{turn['dia_id']}"
+        if roots == "turn-thread":
+            events[-1]["thread"] = f"{sample['sample_id']}/{key}"
     return events
 
 

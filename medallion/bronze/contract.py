@@ -4,8 +4,7 @@ JSONL files, the CLI, the Python API and the MCP ``remember`` tool all validate 
 :func:`validate_line` / :func:`validate_object`, so a rejection reads the same everywhere. Each
 rejection is one human-readable sentence plus a short machine code.
 
-Besides each field's shape, the contract refuses what could not be stored or derived later (each of
-these once passed, then crashed a batch or a derivation):
+Besides each field's shape, the contract refuses what could not be stored or derived later:
 
 * the same key twice in one JSON object, at any depth, fact content included (``duplicate_key``);
 * a NUL character or an unpaired surrogate in any string, key or value, at any depth, including the
@@ -15,9 +14,10 @@ these once passed, then crashed a batch or a derivation):
   NaN and Infinity (not JSON) in metadata or a fact's value;
 * a time (``occurred_at``, a fact's ``valid_from``) outside [:data:`EARLIEST_TIME`,
   :data:`LATEST_TIME`) in UTC, so that no zone shift or interval overflows datetime or PostgreSQL;
-* a blank fact subject (an entity without a name), and overlay metadata whose ``anchor``,
-  ``replaces``, ``retracts`` or ``approval_id`` has the wrong type (:class:`OverlayMetadata`, read by
-  the derivation through :func:`overlay_metadata`).
+* a blank fact subject, and overlay metadata whose ``anchor``, ``replaces``, ``retracts`` or
+  ``approval_id`` has the wrong type (:class:`OverlayMetadata`, read by :func:`overlay_metadata`).
+
+A top-level ``thread`` is stored as ``metadata.thread`` (:mod:`medallion.bronze.thread`).
 """
 
 from __future__ import annotations
@@ -44,11 +44,12 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from medallion.bronze.thread import fold_thread
+
 NAMESPACE_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,62}$"
 KINDS = ("transcript", "note", "commit", "issue", "document", "fact", "overlay")
 FUTURE_TOLERANCE = timedelta(days=1)
-# Times must lie in [EARLIEST_TIME, LATEST_TIME) in UTC: far enough from year 1 and year 9999 that
-# no zone shift or interval arithmetic overflows Python's datetime or PostgreSQL's timestamptz.
+# Times lie in [EARLIEST_TIME, LATEST_TIME) UTC: no zone shift overflows datetime or timestamptz.
 EARLIEST_TIME = datetime(1000, 1, 1, tzinfo=UTC)
 LATEST_TIME = datetime(9000, 1, 1, tzinfo=UTC)
 TIME_RANGE = "from 1000-01-01T00:00:00Z up to (not including) 9000-01-01T00:00:00Z once converted to UTC"
@@ -79,16 +80,12 @@ class Rejection(ValueError):
 
     def __init__(self, code: str, reason: str):
         super().__init__(reason)
-        self.code = code
-        self.reason = reason
+        self.code, self.reason = code, reason
 
 
 class FactPayload(BaseModel):
-    """Content of a ``kind=fact`` event: a structured assertion (it skips distillation).
-
-    The content is a JSON string holding this object. Decoded, it follows the event's rules: no
-    duplicate keys, no NUL or unpaired surrogate in any string, integers within the signed 64-bit range.
-    """
+    """Content of a ``kind=fact`` event, a JSON string holding this object: a structured assertion (it
+    skips distillation). Decoded, it follows the event's rules (no duplicate keys, NUL, bad integers)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -206,8 +203,14 @@ class Event(BaseModel):
     metadata: dict[str, Any] = Field(
         default_factory=dict,
         description="Free JSON object; no NaN or Infinity. A document event needs 'path'; an overlay "
-        "event's anchor, replaces, retracts and approval_id are typed (OverlayMetadata).",
+        "event's anchor, replaces, retracts and approval_id are typed (OverlayMetadata); 'thread' (also "
+        "a top-level field) names the conversation when provenance_root is per message.",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _thread(cls, data: Any) -> Any:
+        return fold_thread(data)
 
     @field_validator("source", "source_event_id", "provenance_root", "content")
     @classmethod

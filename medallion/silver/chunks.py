@@ -152,8 +152,13 @@ def embed_text(context: str | None, text: str) -> str:
     return f"{context} {text}" if context else text
 
 
+# The thread of a Bronze event row aliased {t}; the same expression as the index events_thread_key.
+THREAD_KEY_SQL = "coalesce({t}.metadata ->> 'thread', {t}.provenance_root)"
+
+
 def previous_turns(conn: psycopg.Connection, event_ids: list[int]) -> dict[int, tuple[str | None, str]]:
-    """For each event, the previous event of its thread (same namespace and provenance root).
+    """For each event, the previous event of its thread: same namespace and thread key, which is
+    ``metadata.thread`` when the source named one, else the provenance root (:data:`THREAD_KEY_SQL`).
 
     Bronze order (event_id) decides, so an incremental run and a full rebuild see the same previous
     turn (R7). Overlays and documents are not turns; an erased event is gone from Bronze, so the
@@ -164,7 +169,8 @@ def previous_turns(conn: psycopg.Connection, event_ids: list[int]) -> dict[int, 
     rows = conn.execute(
         "SELECT e.event_id, p.actor, p.content FROM bronze.events e "
         "CROSS JOIN LATERAL (SELECT p.actor, p.content FROM bronze.events p "
-        "  WHERE p.namespace = e.namespace AND p.provenance_root = e.provenance_root AND p.event_id < e.event_id "
+        f"  WHERE p.namespace = e.namespace AND {THREAD_KEY_SQL.format(t='p')} = {THREAD_KEY_SQL.format(t='e')} "
+        "    AND p.event_id < e.event_id "
         "    AND p.kind NOT IN ('overlay', 'document') ORDER BY p.event_id DESC LIMIT 1) p "
         "WHERE e.event_id = ANY(%s)", (event_ids,)).fetchall()
     return {event_id: (actor, content or "") for event_id, actor, content in rows}

@@ -72,6 +72,41 @@ def test_chunk_context_is_the_previous_turn_of_its_thread(engine_conn: psycopg.C
     assert text == "Lisbon, with my sister." and tsv_has_question
 
 
+def test_a_named_thread_links_messages_with_roots_of_their_own(engine_conn: psycopg.Connection,
+                                                               settings: Settings) -> None:
+    """A chat export gives every message its own permalink as provenance root; the conversation is
+    named by ``thread`` (top level) or ``metadata.thread``, and the chunk context follows it. Without a
+    thread, each message is a thread of its own and an answer has no question to be found by."""
+    events = [
+        _event(1, "user:alice", "Where are you going this summer?", "chat://msg/1"),
+        _event(2, "user:zoe", "Unrelated thread opener about the roof.", "chat://msg/2"),
+        _event(3, "user:bob", "Lisbon, with my sister.", "chat://msg/3"),
+        _event(4, "agent:helper", "Noted.", "chat://msg/4"),
+        _event(5, "user:carol", "Which trains still run at night?", "chat://msg/5"),
+    ]
+    events[0]["thread"] = events[2]["thread"] = "summer-plans"
+    events[1]["metadata"] = events[3]["metadata"] = {"thread": "roof"}
+    result = ingest_events(engine_conn, events, origin="test")
+    assert result.ok
+    stored = dict(engine_conn.execute(
+        "SELECT source_event_id, metadata ->> 'thread' FROM bronze.events WHERE namespace = %s", (NS,)).fetchall())
+    assert stored == {"m1": "summer-plans", "m2": "roof", "m3": "summer-plans", "m4": "roof", "m5": None}
+    derive(engine_conn, settings)
+    context = dict(engine_conn.execute(
+        "SELECT e.source_event_id, c.context FROM silver.chunks c JOIN bronze.events e "
+        "ON e.event_id = c.bronze_event_id").fetchall())
+    assert context["m3"] == "alice: Where are you going this summer?\nbob:\nLisbon, with Bob's sister."
+    assert context["m4"] == "zoe: Unrelated thread opener about the roof.\nhelper:"
+    assert context["m5"] == "carol:"  # no thread: its own root, nothing before it
+    engine_conn.execute("SET enable_seqscan = off")  # a table this small would be scanned whatever the index
+    plan = "\n".join(r[0] for r in engine_conn.execute(
+        "EXPLAIN SELECT p.event_id FROM bronze.events p WHERE p.namespace = 'quality' "
+        "AND coalesce(p.metadata ->> 'thread', p.provenance_root) = 'roof' AND p.event_id < 100 "
+        "ORDER BY p.event_id DESC LIMIT 1").fetchall())
+    engine_conn.execute("RESET enable_seqscan")
+    assert "events_thread_key" in plan
+
+
 @pytest.mark.xfail(strict=True, reason=(
     "since the distiller stopped copying sentences into facts, the fragment answer has only its chunk; it "
     "stands in for the fact view too (fusion.fuse stand_in) but a fact matching 'call' still edges it out "

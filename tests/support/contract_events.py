@@ -26,6 +26,6 @@ FULL: dict[str, Any] = {
     "actor": "user:alice",
     "occurred_at": "2026-11-30T09:12:00Z",
     "authority": 1,
-    "metadata": {"channel": "eng", "thread": ["a", 1, None, {"nested": True}]},
+    "metadata": {"channel": "eng", "tags": ["a", 1, None, {"nested": True}]},
 }
 

@@ -342,3 +342,24 @@ def test_validate_object_only_raises_rejection_for_arbitrary_dicts(obj: dict[str
         validate_object(obj, max_content_bytes=1000)
     except Rejection as rej:
         assert rej.code and rej.reason
+
+
+def test_a_thread_is_kept_in_metadata_whichever_way_it_is_given() -> None:
+    """``thread`` (top level) is stored as ``metadata.thread``, so an export reads back unchanged; a
+    thread given twice must agree, and must be a non-blank string."""
+    top = validate_object({**MINIMAL, "thread": "support-4711"}, max_content_bytes=LIMIT)
+    inner = validate_object({**MINIMAL, "metadata": {"thread": "support-4711"}}, max_content_bytes=LIMIT)
+    assert top.metadata == inner.metadata == {"thread": "support-4711"}
+    assert top.model_dump() == inner.model_dump()
+    again = validate_line(top.model_dump_json().encode(), max_content_bytes=LIMIT)
+    assert again.metadata == {"thread": "support-4711"}
+    both = validate_object({**MINIMAL, "thread": "a", "metadata": {"thread": "a", "x": 1}}, max_content_bytes=LIMIT)
+    assert both.metadata == {"thread": "a", "x": 1}
+    for bad in ({**MINIMAL, "thread": "a", "metadata": {"thread": "b"}}, {**MINIMAL, "thread": 7},
+                {**MINIMAL, "metadata": {"thread": "  "}}, {**MINIMAL, "thread": "x" * 501}):
+        with pytest.raises(Rejection) as refused:
+            validate_object(bad, max_content_bytes=LIMIT)
+        assert "thread" in refused.value.reason and "\n" not in refused.value.reason
+    line = json.dumps({**MINIMAL, "thread": "a", "metadata": {"thread": "b"}}).encode()
+    with pytest.raises(Rejection):
+        validate_line(line, max_content_bytes=LIMIT)
