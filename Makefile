@@ -17,7 +17,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test ui docs bench lint clean
+.PHONY: demo test test-llm ui docs bench lint clean
 
 HS_VENV := .venv-hindsight
 HS_STAMP := $(HS_VENV)/.installed
@@ -39,6 +39,9 @@ $(HS_STAMP): Makefile
 	$(HS_VENV)/bin/uv pip install --quiet --compile-bytecode --python $(HS_VENV)/bin/python "hindsight-api-slim==1.1.0" "sentence-transformers>=3"
 	touch $(HS_STAMP)
 
+# demo and ui share one Dagster instance with `medallion materialize`: DAGSTER_HOME when set, else
+# .medallion/dagster (dagster_project/instance.py). `make ui` runs dagster dev: the webserver and the
+# daemon, whose sensors (on by default) land dropped inbox files, derive Silver and rebuild dbt and Gold.
 demo: $(STAMP)
 	$(BIN)/python -m dagster_project.demo
 
@@ -47,6 +50,12 @@ test: $(STAMP) $(HS_STAMP)
 	$(BIN)/lint-imports
 	MEDALLION_HINDSIGHT_PYTHON=$(CURDIR)/$(HS_VENV)/bin/python $(BIN)/python -m pytest -q \
 		-n $(PYTEST_WORKERS) --dist loadscope --no-loadscope-reorder
+
+# The openai providers against a real OpenAI-compatible server: llama-cpp-python built from source
+# into .venv-llm (once; 10-25 minutes on two cores) serving a 270M GGUF from a registry package
+# (scripts/test_llm.sh). Not part of `make test`: the build alone outlasts the CI budget.
+test-llm: $(STAMP)
+	PYTHON=$(PYTHON) TEST_PYTHON=$(CURDIR)/$(BIN)/python bash scripts/test_llm.sh
 
 ui: $(STAMP)
 	$(BIN)/medallion ui
@@ -62,4 +71,4 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 
 clean:
-	rm -rf $(VENV) $(HS_VENV) .medallion
+	rm -rf $(VENV) $(HS_VENV) .venv-llm .medallion

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from dagster_project import partitions
+from dagster_project import automation, partitions
 from dagster_project.assets import audit as audit_assets
 from dagster_project.assets import bronze as bronze_assets
 from dagster_project.assets import gold as gold_assets
@@ -51,6 +51,6 @@ defs = dg.Definitions(
     jobs=[*bronze_assets.JOBS, *gold_assets.JOBS, materialize_all, incremental, derive_silver,
           downstream_of_silver],
     schedules=[*gold_assets.SCHEDULES],
-    sensors=[*bronze_assets.SENSORS, *partitions.SENSORS],
+    sensors=[*bronze_assets.SENSORS, *partitions.SENSORS, *automation.SENSORS],
     resources={"medallion": MedallionResource()},
 )

@@ -1,7 +1,8 @@
 """``make demo``: the main job on the embedded default, end to end, with a readable report.
 
 It starts the embedded server, drops the example team's events into the inbox, materializes every
-asset in-process (as the Dagster UI would) and prints what landed and where to look next.
+asset in-process (as the Dagster UI would) and prints what landed and where to look next. The runs are
+recorded in the instance ``make ui`` opens (:mod:`dagster_project.instance`).
 """
 
 from __future__ import annotations
@@ -12,14 +13,17 @@ import shutil
 import time
 from pathlib import Path
 
-import dagster as dg
 from rich.console import Console
 from rich.table import Table
 
+from dagster_project.automation import MATERIALIZE_TAG
 from dagster_project.definitions import defs
+from dagster_project.instance import instance_for
 from dagster_project.runs import every_partition, land
 from medallion.bronze import integrity
+from medallion.db import embedded
 from medallion.db.connection import connect, ensure_ready
+from medallion.db.urls import masked
 from medallion.serve import served
 from medallion.serve.tools import open_tools
 from medallion.settings import get_settings
@@ -111,18 +115,22 @@ def main() -> int:
     settings = get_settings()
     started = time.perf_counter()
     with console.status("starting PostgreSQL and applying migrations…"):
+        if settings.uses_embedded:  # `make demo` is an explicit start, also after `medallion db stop`
+            embedded.start(settings, explicit=True)
         url = ensure_ready(settings)
-    console.print(f"[bold]Database[/bold] {url}")
+    console.print(f"[bold]Database[/bold] {masked(url)}")
 
     settings.inbox.mkdir(parents=True, exist_ok=True)
     shutil.copy(EXAMPLES / "team_events.jsonl", settings.inbox / "team_events.jsonl")
     dbt_log = io.StringIO()  # dbt's own log lines; shown only if the run fails
     with console.status("materializing all assets (Bronze, Silver, dbt, data dictionary)…"), \
             contextlib.redirect_stdout(dbt_log):
-        instance = dg.DagsterInstance.ephemeral()
-        landing = land(instance, settings)  # Bronze first: it adds the namespaces' partitions
+        instance = instance_for(settings)
+        # Bronze first: it adds the namespaces' partitions. The tag tells the sensors of a running
+        # `make ui` that this process derives and rebuilds by itself.
+        landing = land(instance, settings, {MATERIALIZE_TAG: "demo"})
         result = defs.resolve_job_def("materialize_all").execute_in_process(
-            instance=instance, tags=every_partition(instance), raise_on_error=False,
+            instance=instance, tags={**every_partition(instance), MATERIALIZE_TAG: "demo"}, raise_on_error=False,
             run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
         ) if landing.success else landing
     if not result.success:

@@ -2,12 +2,15 @@
 
 The CLI is part of the engine package and never imports Dagster itself; this module is the one
 door it opens into the code location, and it hands back plain data. A materialize is two runs on
-the settings' Dagster instance, the same ones the UI shows: ``land_bronze`` lands the inbox (and
+the Dagster instance of :mod:`dagster_project.instance` (``DAGSTER_HOME`` when set, else
+``$MEDALLION_HOME/dagster``), the one the UI shows: ``land_bronze`` lands the inbox (and
 adds a partition for every new namespace), then ``materialize_all`` or ``incremental`` runs over
 the namespaces' partitions: one run over the range of partitions when they are all wanted (or
 adjacent), else one Silver run per namespace and one run of what lies downstream. With more than
 one worker the run uses Dagster's multiprocess executor and the Silver derivation is shared out
-into that many parallel steps; Dagster, not this module, spreads the steps over processes.
+into that many parallel steps; Dagster, not this module, spreads the steps over processes. While
+the runs go, the derive steps' progress lines are read back from the instance (see
+:mod:`dagster_project.progress`) and handed to the caller's ``progress(done, total, rate)``.
 """
 
 from __future__ import annotations
@@ -17,15 +20,19 @@ import io
 import os
 import sys
 import tempfile
-from collections.abc import Iterator
+import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import dagster as dg
 
+from dagster_project.automation import MATERIALIZE_TAG
 from dagster_project.definitions import defs
+from dagster_project.instance import instance_for
 from dagster_project.keys import PYTHON_ASSETS, SILVER
 from dagster_project.partitions import NAMESPACES, register
+from dagster_project.progress import ProgressWatch, describe
 from medallion.bronze.namespaces import namespaces as bronze_namespaces
 from medallion.db.connection import connect
 from medallion.settings import Settings
@@ -71,14 +78,6 @@ JOBS = {"materialize_all": materialize_all_job, "incremental": incremental_job, 
         "downstream_of_silver": downstream_job}
 
 
-def _instance(settings: Settings) -> dg.DagsterInstance:
-    """The instance of ``DAGSTER_HOME``: the settings' ``home/dagster`` unless the caller set one."""
-    dagster_home = (settings.home / "dagster").resolve()
-    dagster_home.mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault("DAGSTER_HOME", str(dagster_home))
-    return dg.DagsterInstance.get()
-
-
 def run_config_for(job: str, full_rebuild: bool, workers: int) -> dict[str, Any]:
     """The run config of one of the materialize's runs: quiet console, the derivation's settings, and
     with more than one worker the multiprocess executor."""
@@ -114,15 +113,23 @@ def execute_run(instance: dg.DagsterInstance, job: str, run_config: dict[str, An
         yield result
 
 
-def land(instance: dg.DagsterInstance, settings: Settings) -> dg.ExecuteInProcessResult:
+def land(instance: dg.DagsterInstance, settings: Settings,
+         tags: dict[str, str] | None = None) -> dg.ExecuteInProcessResult:
     """The ``land_bronze`` run, then a partition for every namespace in Bronze that has none (those
-    that came by ``remember`` or ``ingest`` as well as the inbox's)."""
+    that came by ``remember`` or ``ingest`` as well as the inbox's). With ``MATERIALIZE_TAG`` in
+    ``tags`` the automation leaves the landing to the caller, which derives it itself."""
     landing = defs.resolve_job_def("land_bronze").execute_in_process(
-        instance=instance, raise_on_error=False, run_config=run_config_for("downstream_of_silver", False, 1))
+        instance=instance, raise_on_error=False, run_config=run_config_for("downstream_of_silver", False, 1),
+        tags=tags)
     if landing.success:
         with connect(settings, "engine", autocommit=True) as conn:
             register(instance, bronze_namespaces(conn))
     return landing
+
+
+def progress_text(done: int, total: int, rate: float) -> str:
+    """The CLI's progress words: those of the derive steps' log lines."""
+    return describe(done, total, rate)
 
 
 def every_partition(instance: dg.DagsterInstance) -> dict[str, str]:
@@ -193,26 +200,34 @@ def plan_runs(job: str, order: list[str], namespaces: list[str] | None) -> list[
 
 
 def run_job(settings: Settings, full_rebuild: bool = False, namespaces: list[str] | None = None,
-            workers: int = 1) -> JobRun:
+            workers: int = 1, progress: Callable[[int, int, float], None] | None = None) -> JobRun:
     """Land the inbox, then run ``materialize_all`` (or ``incremental``) over the namespaces'
     partitions (all of them, or ``namespaces``) with ``workers`` parallel derive steps.
 
+    ``progress(done, total, rate)`` is called from a background thread with the events derived so far,
+    the events to derive and the events per second, over the derive steps, as the steps log them
+    (every few seconds).
+
     Raises :class:`UnknownNamespace` (nothing run past the landing) for a namespace with no events.
     """
-    instance = _instance(settings)
+    instance = instance_for(settings)
     job = "materialize_all" if full_rebuild else "incremental"
     summaries: list[dict[str, Any]] = []
+    tag = (MATERIALIZE_TAG, uuid.uuid4().hex)
     with _captured_output() as captured:  # dbt's log lines; returned only when the run fails
-        landing = land(instance, settings)
+        landing = land(instance, settings, {tag[0]: tag[1]})
         summaries.append(run_summary(landing, "land_bronze"))
         if not landing.success:
             return _failed(landing, summaries, job, captured)
         runs = plan_runs(job, instance.get_dynamic_partitions(NAMESPACES.name), namespaces)
-        for name, tags, key in runs:
-            with execute_run(instance, name, run_config_for(name, full_rebuild, workers), workers, tags, key) as result:
-                summaries.append(run_summary(result, name))
-                if not result.success:
-                    return _failed(result, summaries, job, captured)
+        watch = ProgressWatch(instance, tag, progress) if progress else contextlib.nullcontext()
+        with watch:
+            for name, tags, key in runs:
+                with execute_run(instance, name, run_config_for(name, full_rebuild, workers), workers,
+                                 {**(tags or {}), tag[0]: tag[1]}, key) as result:
+                    summaries.append(run_summary(result, name))
+                    if not result.success:
+                        return _failed(result, summaries, job, captured)
     return JobRun(True, _combined(summaries, job))
 
 

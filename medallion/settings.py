@@ -28,17 +28,17 @@ class Settings(BaseSettings):
         description="Local state: the embedded server's data, caches, the compiled wiki.",
     )
     database_url: str | None = Field(
-        default=None,
+        default=None, repr=False,
         description="An external PostgreSQL URL; unset means the embedded server under home/pgdata.",
     )
     engine_database_url: str | None = Field(
-        default=None, description="Login of the engine role; default: the admin URL with the user swapped."
+        default=None, repr=False, description="Login of the engine role; default: the admin URL with the user swapped."
     )
     tool_database_url: str | None = Field(
-        default=None, description="Login of the tool role; default: the admin URL with the user swapped."
+        default=None, repr=False, description="Login of the tool role; default: the admin URL with the user swapped."
     )
     admin_database_url: str | None = Field(
-        default=None,
+        default=None, repr=False,
         description="The database administrator's URL, read by `medallion db migrate` alone: it applies the "
         "migrations and sets up the app's logins; the app itself never uses it.",
     )
@@ -48,7 +48,7 @@ class Settings(BaseSettings):
         default=None, validation_alias=AliasChoices("OPENAI_BASE_URL", "openai_base_url")
     )
     openai_api_key: str | None = Field(
-        default=None, validation_alias=AliasChoices("OPENAI_API_KEY", "openai_api_key")
+        default=None, repr=False, validation_alias=AliasChoices("OPENAI_API_KEY", "openai_api_key")
     )
     embedding_model: str = "all-MiniLM-L6-v2"
     conflict_threshold: float = Field(
@@ -68,7 +68,7 @@ class Settings(BaseSettings):
     hindsight_url: str | None = Field(
         default=None, validation_alias=AliasChoices("HINDSIGHT_URL", "hindsight_url")
     )
-    token: str | None = None
+    token: str | None = Field(default=None, repr=False)
     max_content_bytes: int = Field(
         default=1_048_576, gt=0, description="Events whose content exceeds this many UTF-8 bytes are quarantined."
     )

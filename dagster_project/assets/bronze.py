@@ -7,6 +7,7 @@ No ``from __future__ import annotations`` here: Dagster inspects the real type h
 
 import dagster as dg
 
+from dagster_project.conventions import OWNERS, code_version, table_metadata
 from dagster_project.keys import BRONZE_EVENTS
 from dagster_project.partitions import register
 from dagster_project.resources import MedallionResource
@@ -33,6 +34,9 @@ def markdown_table(rows: list[dict]) -> str:
     description="Every event, verbatim and append-only (B1-B8). Lands JSONL files from the inbox; "
     "direct API/CLI/MCP ingest writes the same table.",
     kinds={"postgres", "python"},
+    owners=OWNERS,
+    code_version=code_version("medallion/bronze"),  # the contract, the landing and the hash chain
+    metadata=table_metadata("bronze.events"),
 )
 def bronze_events(context: dg.AssetExecutionContext, medallion: MedallionResource) -> dg.MaterializeResult:
     settings = medallion.settings()

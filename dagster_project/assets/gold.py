@@ -9,12 +9,14 @@ import dagster as dg
 from dagster_dbt import build_schedule_from_dbt_selection, dbt_assets
 
 from dagster_project.assets.bronze import markdown_table
+from dagster_project.conventions import OWNERS, code_version, table_metadata
 from dagster_project.dbt import TRANSLATOR, dbt_cli, project
 from dagster_project.keys import (
     ALERTS,
     BRONZE_EVENTS,
     COLUMN_META,
     DRIFT_REPORT,
+    RETRIEVALS,
     REVIEW_QUEUE,
     SILVER,
     STAGED_FACTS,
@@ -28,6 +30,10 @@ from medallion.serve.tools import open_tools
 
 MANIFEST = prepare_manifest()
 MANIFEST_DATABASE = "medallion"  # profiles.yml's default dbname, which `dbt parse` compiles in
+# gold.column_meta is loaded after dbt runs, so dbt cannot declare it: the dictionary describes itself
+COLUMN_META_SCHEMA = dg.TableSchema(columns=[
+    dg.TableColumn(row.column_name, row.data_type, description=row.description)
+    for row in dictionary.build_rows({}, {}) if row.relation == "gold.column_meta"])
 
 
 @dbt_assets(manifest=MANIFEST, project=project, dagster_dbt_translator=TRANSLATOR, name="dbt_build")
@@ -50,8 +56,11 @@ def dbt_build(context: dg.AssetExecutionContext, medallion: MedallionResource):
 @dg.asset(
     key=COLUMN_META,
     deps=[*dbt_build.keys],
-    group_name="gold",
+    group_name="dictionary",
     kinds={"dbt", "postgres", "markdown"},
+    owners=OWNERS,
+    code_version=code_version("medallion/publish/dictionary.py"),
+    metadata=table_metadata("gold.column_meta", COLUMN_META_SCHEMA),
     description="The data dictionary (D2): dbt docs loaded into gold.column_meta and DATA_DICTIONARY.md.",
 )
 def data_dictionary(context: dg.AssetExecutionContext, medallion: MedallionResource) -> dg.MaterializeResult:
@@ -79,8 +88,11 @@ def data_dictionary(context: dg.AssetExecutionContext, medallion: MedallionResou
 @dg.asset(
     key=WIKI,
     deps=[SILVER[name] for name in ("facts", "entities", "edges", "overlays")],
-    group_name="gold",
+    group_name="projections",
     kinds={"python", "markdown"},
+    owners=OWNERS,
+    code_version=code_version("medallion/publish/wiki.py", "medallion/serve/served.py"),
+    metadata=table_metadata("gold.wiki_pages"),
     description="The compiled wiki (G10): a page per entity and per shared belief, rendered from the ledger "
     "with overlays applied; page hashes in gold.wiki_pages.",
 )
@@ -103,6 +115,15 @@ def wiki(context: dg.AssetExecutionContext, medallion: MedallionResource) -> dg.
     })
 
 
+# Not materialized by Dagster: the Gold tools (Python API, CLI, MCP) append a row per call. Declared so
+# that the usage marts read from an asset with an owner and a column schema rather than a bare stub.
+tool_calls = dg.AssetSpec(
+    key=RETRIEVALS, group_name="telemetry", kinds={"postgres"}, owners=OWNERS,
+    description="One row per Gold tool call (search, read, recall ...): what was asked, what came back, "
+    "whether it was allowed. Written by the tools themselves, not by a Dagster run.",
+    metadata=table_metadata("telemetry.retrievals"),
+)
+
 GOLD_OLAP = "tag:olap"
 refresh_olap_schedule = build_schedule_from_dbt_selection(
     [dbt_build], job_name="refresh_olap", cron_schedule="0 * * * *", dbt_select=GOLD_OLAP,
@@ -123,6 +144,6 @@ drift_audit_schedule = dg.ScheduleDefinition(
     description="Every day at 03:00: the drift audit.",
 )
 
-ASSETS = [dbt_build, data_dictionary, wiki]
+ASSETS = [dbt_build, data_dictionary, wiki, tool_calls]
 JOBS = [drift_audit_job]
 SCHEDULES = [refresh_olap_schedule, drift_audit_schedule]

@@ -4,7 +4,8 @@ One graph-backed multi-asset, ``silver_derive``: ``plan`` shares the run's names
 or its range of partitions) out into balanced groups, one ``derive`` step per group runs the engine's
 derivation for those namespaces, and ``summarise`` reports the run on every Silver table. Under the
 multiprocess executor the ``derive`` steps run side by side, each in its own process (on Kubernetes,
-each in its own pod); the engine's per-namespace lock keeps two runs off the same namespace.
+each in its own pod); the engine's per-namespace lock keeps two runs off the same namespace. Each
+``derive`` step logs its progress (events derived / total, rate, ETA) every few seconds.
 
 No ``from __future__ import annotations`` here: Dagster inspects the real type hints.
 """
@@ -14,8 +15,11 @@ import os
 import dagster as dg
 
 from dagster_project.assets.bronze import markdown_table
+from dagster_project.automation import DERIVE
+from dagster_project.conventions import OWNERS, code_version, table_metadata
 from dagster_project.keys import BRONZE_EVENTS, SILVER
 from dagster_project.partitions import NAMESPACES
+from dagster_project.progress import ProgressLog
 from dagster_project.resources import MedallionResource
 from medallion.bronze.namespaces import balanced_groups, event_counts
 from medallion.silver import summary
@@ -50,6 +54,8 @@ class DeriveConfig(dg.Config):
     threads_per_step: int = 0
     """CPU threads of the embedding model in each derive step (0: the library's default, every core;
     with several steps side by side, cores / steps)."""
+    progress_seconds: float = 5.0
+    """How often each derive step logs its progress (events derived / total, rate, ETA)."""
 
 
 def _op_config(config: dict) -> dict:
@@ -79,7 +85,8 @@ def derive_group(context: dg.OpExecutionContext, config: DeriveConfig, medallion
         limit_threads(config.threads_per_step)
     with medallion.connect() as conn:
         report = derive(conn, medallion.settings(), full_rebuild=config.full_rebuild, namespaces=group,
-                        lock_wait_seconds=config.lock_wait_seconds)
+                        lock_wait_seconds=config.lock_wait_seconds,
+                        progress=ProgressLog(context.log, ", ".join(group), config.progress_seconds))
     context.log.info(f"{', '.join(group)}: {report.events} events derived in {report.seconds:.1f} s")
     return report
 
@@ -122,13 +129,18 @@ def summarise(context: dg.OpExecutionContext, config: DeriveConfig, medallion: M
         yield dg.Output(None, name, metadata=metadata)
 
 
+# what decides the rows: the engine's derivation, its model cards and prompts, the vocabulary seeds
+CODE_VERSION = code_version("medallion/silver", "models", "dbt_project/seeds")
+
+
 @dg.graph_multi_asset(
     name="silver_derive",
+    group_name="silver",
     outs={
-        name: dg.AssetOut(key=key, description=DESCRIPTIONS[name], group_name="silver",
-                          kinds={"postgres", "python"},
-                          # derive whenever Bronze lands (the daemon's automation sensor)
-                          automation_condition=dg.AutomationCondition.eager())
+        name: dg.AssetOut(key=key, description=DESCRIPTIONS[name], kinds={"postgres", "python"}, owners=OWNERS,
+                          code_version=CODE_VERSION, metadata=table_metadata(f"silver.{name}"),
+                          # a new partition or new Bronze events derive it (dagster_project/automation.py)
+                          automation_condition=DERIVE)
         for name, key in SILVER.items()
     },
     ins={"bronze": dg.AssetIn(key=BRONZE_EVENTS, dagster_type=dg.Nothing)},

@@ -1,5 +1,5 @@
--- S5/S6: valid time and transaction time intervals never run backwards, a version closes in
--- both times at once, and a closed version names its successor.
+{{ config(meta={"description": "Every fact version's valid time and transaction time run forwards, a version closes in both at once, and a closed version names its successor."}) }}
+-- S5/S6 (the bitemporal ledger).
 select fact_id
 from {{ ref('stg_silver__facts') }}
 where (valid_to is not null and valid_to < valid_from)

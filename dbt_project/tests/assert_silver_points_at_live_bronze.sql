@@ -1,4 +1,5 @@
-{{ config(meta={"dagster": {"ref": {"name": "stg_silver__facts"}}}) }}
+{{ config(meta={"dagster": {"ref": {"name": "stg_silver__facts"}},
+          "description": "Every fact, chunk and resolution points at a live Bronze event: Silver is derived from Bronze only."}) }}
 -- Silver is derived from Bronze only: every fact, chunk and resolution points at a live Bronze event
 -- (an erased event's rows disappear when its namespace is re-derived). Reads the staging views of
 -- the Silver tables so the test runs after they are built, and Bronze directly.

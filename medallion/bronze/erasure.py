@@ -1,17 +1,20 @@
 """Erasure, the only destructive operation: request → approve by another admin → delete.
 
-The checks live in the database (``bronze.request_erasure`` / ``bronze.approve_erasure``, SECURITY
-DEFINER functions): the engine role has no DELETE privilege on Bronze at all, so there is no other
-path. Both people are identified inside those functions, from a capability token they verify (which
-must hold ``admin`` in the event's namespace) or, with no token, as the administrative login's
-``local:<user>``; no caller passes anyone's name. The deleted row leaves a tombstone (key, hashes,
-who, when, why; no content) so that the chain still verifies. Re-deriving the affected namespace is
-the Silver layer's job, triggered by callers.
+The checks live in the database (``bronze.request_erasure`` / ``bronze.approve_erasure`` for one
+event, ``bronze.request_erasure_scope`` / ``bronze.approve_erasure_scope`` for every event of one
+actor or of a whole namespace; SECURITY DEFINER functions): the engine role has no DELETE privilege
+on Bronze at all, so there is no other path. Both people are identified inside those functions, from
+a capability token they verify (which must hold ``admin`` in the namespace) or, with no token, as the
+administrative login's ``local:<user>``; no caller passes anyone's name. Each deleted row leaves a
+tombstone (key, hashes, who, when, why; no content) so that the chain still verifies. A scope is one
+request and one approval; it covers the events that match when it is approved. Re-deriving the
+affected namespace is the Silver layer's job, triggered by callers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import psycopg
@@ -54,6 +57,42 @@ def approve_erasure(conn: psycopg.Connection, request_id: int, *, token: str | N
     return _call(conn, "SELECT bronze.approve_erasure(%s, %s, %s)", (request_id, token, local_name))
 
 
+def request_scope(conn: psycopg.Connection, namespace: str, reason: str, *, actor: str | None, token: str | None,
+                  local_name: str | None = None) -> int:
+    """File one erasure request for every event of ``actor`` in ``namespace`` (``actor`` None: every
+    event of the namespace); returns its id. Refused in one sentence when nothing matches, or when an
+    identical request is pending. The requester is identified as in :func:`request_erasure`."""
+    return _call(conn, "SELECT bronze.request_erasure_scope(%s, %s, %s, %s, %s)",
+                 (namespace, actor, reason, token, local_name))
+
+
+@dataclass(frozen=True)
+class Approved:
+    """What an approval erased: the namespace to re-derive and the number of events."""
+
+    request_id: int
+    namespace: str
+    erased: int
+    event_id: int | None  # the one event of a single-event request; None for a scope
+    actor: str | None  # the actor of a scoped request (None: the whole namespace, or a single event)
+
+
+def approve(conn: psycopg.Connection, request_id: int, *, token: str | None, local_name: str | None = None) -> Approved:
+    """Approve and execute request ``request_id``, of one event or of a scope; the approver is identified
+    as in :func:`request_erasure` and must differ from the requester."""
+    scope = conn.execute("SELECT s.actor FROM bronze.erasure_scopes s WHERE s.request_id = %s",
+                         (request_id,)).fetchone()
+    if scope is None:
+        event_id = approve_erasure(conn, request_id, token=token, local_name=local_name)
+        namespace = erased_namespace(conn, event_id)
+        assert namespace is not None, "an approved erasure leaves a tombstone"
+        return Approved(request_id, namespace, 1, event_id, None)
+    erased = _call(conn, "SELECT bronze.approve_erasure_scope(%s, %s, %s)", (request_id, token, local_name))
+    row = conn.execute("SELECT namespace FROM bronze.erasure_requests WHERE request_id = %s", (request_id,)).fetchone()
+    assert row is not None
+    return Approved(request_id, row[0], erased, None, scope[0])
+
+
 def erased_namespace(conn: psycopg.Connection, event_id: int) -> str | None:
     """The namespace an erased event belonged to (its tombstone keeps it), for the re-derivation."""
     row = conn.execute("SELECT namespace FROM bronze.tombstones WHERE event_id = %s", (event_id,)).fetchone()
@@ -62,12 +101,20 @@ def erased_namespace(conn: psycopg.Connection, event_id: int) -> str | None:
 
 def list_requests(conn: psycopg.Connection, status: str | None = None,
                   namespaces: Sequence[str] | None = None) -> list[dict[str, Any]]:
-    """Erasure requests, newest first; only those of ``namespaces`` when given (``*`` = all)."""
+    """Erasure requests, newest first; only those of ``namespaces`` when given (``*`` = all).
+
+    ``scope`` is ``event`` (one event: ``event_id``), ``actor`` (every event of ``actor`` in the
+    namespace) or ``namespace``; ``events`` is how many it covers: those matched when it was requested
+    while it is pending, those erased once executed."""
     scope = None if namespaces is None or "*" in namespaces else list(namespaces)
     cur = conn.execute(
-        "SELECT request_id, event_id, namespace, reason, requested_by, requested_at, status, approved_by, "
-        "executed_at FROM bronze.erasure_requests WHERE (%(s)s::text IS NULL OR status = %(s)s) "
-        "AND (%(ns)s::text[] IS NULL OR namespace = ANY(%(ns)s)) ORDER BY request_id DESC",
+        "SELECT r.request_id, CASE WHEN r.event_id IS NOT NULL THEN 'event' WHEN s.actor IS NOT NULL THEN 'actor' "
+        "ELSE 'namespace' END AS scope, r.event_id, s.actor, r.namespace, "
+        "coalesce(s.events_erased, s.events_requested, 1) AS events, r.reason, r.requested_by, r.requested_at, "
+        "r.status, r.approved_by, r.executed_at "
+        "FROM bronze.erasure_requests r LEFT JOIN bronze.erasure_scopes s USING (request_id) "
+        "WHERE (%(s)s::text IS NULL OR r.status = %(s)s) "
+        "AND (%(ns)s::text[] IS NULL OR r.namespace = ANY(%(ns)s)) ORDER BY r.request_id DESC",
         {"s": status, "ns": scope},
     )
     cols = [d.name for d in cur.description or []]

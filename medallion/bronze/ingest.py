@@ -570,7 +570,7 @@ def quarantine_single(conn: psycopg.Connection, origin: str, raw: bytes, code: s
 def latest_events(conn: psycopg.Connection, limit: int = 10) -> list[dict[str, Any]]:
     """The newest events, for previews (asset metadata, demo output)."""
     cur = conn.execute(
-        "SELECT event_id, namespace, source, source_event_id, kind, actor, left(content, 80), received_at "
+        "SELECT event_id, namespace, source, source_event_id, kind, actor, left(content, 80) AS content, received_at "
         "FROM bronze.events ORDER BY event_id DESC LIMIT %s",
         (limit,),
     )

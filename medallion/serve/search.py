@@ -322,3 +322,36 @@ def group_by_event(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
         first[event]["same_event"].append({
             key: item.get(key) for key in ("kind", "fact_id", "chunk_id", "statement", "current", "score")})
     return grouped
+
+
+def compact(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Results cut to what an agent reads first: what was said, its id, how well it matched, whether it
+    is still believed, and where it came from (namespace, source, event).
+
+    About a third of the full size; the full result (every time, authority, confidence, overlay and
+    provenance field) is one ``read`` of the id away, or the same search with the full detail. The
+    event's other facts keep their ids and statements (one that repeats the result's is dropped).
+    """
+    out = []
+    for item in results:
+        provenance = item.get("provenance") or {}
+        row: dict[str, Any] = {"kind": item["kind"]}
+        if item["kind"] == "fact":
+            row.update(fact_id=item["fact_id"], statement=item["statement"], predicate=item["predicate"],
+                       valid_from=(item.get("valid_from") or "")[:10] or None)
+            if item.get("contested"):
+                row["contested"] = True
+        else:
+            row.update(chunk_id=item["chunk_id"], statement=item["statement"])
+            if item.get("supports"):
+                row["supports"] = list(item["supports"])
+        row.update(score=round(float(item["score"]), 4), current=item["current"],
+                   provenance={"namespace": provenance.get("namespace"), "source": provenance.get("source"),
+                               "event_id": provenance.get("bronze_event_id")})
+        same = [{"fact_id": s["fact_id"], "statement": s["statement"]}
+                for s in item.get("same_event") or [] if s.get("kind") == "fact"
+                and s.get("statement") != item["statement"]]
+        if same:
+            row["same_event"] = same
+        out.append(row)
+    return out

@@ -38,6 +38,19 @@ class Denied(ToolError):
     exit_code = 2
 
 
+class UnknownNamespace(ToolError):
+    """A namespace the caller may use but that holds nothing: a misspelt or made-up name.
+
+    The message names the namespaces the caller can see, so that an agent can correct itself; a
+    namespace outside a token's grant is a :class:`Denied` instead, whether it exists or not.
+    """
+
+    exit_code = 2
+
+
+class UnknownPredicate(ToolError):
+    """A predicate no fact of the namespace uses; the message names the close ones that are in use."""
+
 
 def checked_at_the_door(method: Callable[..., Any]) -> Callable[..., Any]:
     """Refuse a call whose arguments cannot be used (NUL, lone surrogates, a malformed namespace), in one sentence.
@@ -147,10 +160,29 @@ class Session:
         return cap.principal if cap else capabilities.local_principal()
 
     def authorize(self, verb: str, namespace: str) -> capabilities.Capability | None:
+        """The caller's capability when it allows ``verb`` in ``namespace`` (None: the local admin).
+
+        A refusal names what the capability does allow (its own namespaces, or its verbs there),
+        never anything of the namespace refused.
+        """
+        return self.authorize_any((verb,), namespace)
+
+    def authorize_any(self, verbs: Sequence[str], namespace: str) -> capabilities.Capability | None:
+        """Like :meth:`authorize`, for a call that any one of ``verbs`` allows."""
         cap = self.check_token()
-        if cap is not None and not cap.allows(verb, namespace):
-            raise Denied(f"this capability does not allow '{verb}' in namespace '{namespace}'")
-        return cap
+        if cap is None or any(cap.allows(verb, namespace) for verb in verbs):
+            return cap
+        wanted = " or ".join(f"'{v}'" for v in verbs)
+        if "*" not in cap.namespaces and namespace not in cap.namespaces:
+            raise Denied(f"this capability does not allow {wanted} in namespace '{namespace}'; "
+                         f"the namespaces it can see are {', '.join(sorted(cap.namespaces))}")
+        raise Denied(f"this capability does not allow {wanted} in namespace '{namespace}' "
+                     f"(it allows {', '.join(cap.verbs)} there)")
+
+    def granted(self) -> list[str]:
+        """Every namespace the caller's grant names ('*' for every one), whatever the verb."""
+        cap = self.check_token()
+        return ["*"] if cap is None else list(cap.namespaces)
 
     def readable(self, verb: str) -> list[str]:
         """The namespaces the caller may use ``verb`` in ('*' for the local admin)."""

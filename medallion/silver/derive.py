@@ -41,11 +41,11 @@ from medallion.settings import Settings
 from medallion.silver import chunks as chunking
 from medallion.silver import distill_memo, documents, overlays, restate, vocabulary_table
 from medallion.silver.embed import Embedder
-from medallion.silver.fingerprint import derivation_fingerprint, distill_fingerprint
+from medallion.silver.fingerprint import derivation_fingerprint, distill_fingerprint, judge_answer_fingerprint
 from medallion.silver.judge import HeuristicJudge
 from medallion.silver.ledger_state import NamespaceState, WriteBuffer
 from medallion.silver.namespace_lock import deriving, lock_groups
-from medallion.silver.providers import Distiller, DistillError
+from medallion.silver.providers import Distiller, DistillError, record_model_call
 from medallion.silver.report import DeriveReport
 from medallion.silver.resolve import Prepared, resolve_candidate
 from medallion.silver.types import EventInput, FactCandidate
@@ -303,10 +303,15 @@ def _derive(
                     report.namespaces_rebuilt.append(ns)
         windows, refused = _pending(conn, scope)
         total = sum(len(w) for w in windows) + len(refused)
+        if progress is not None:
+            progress(0, total)  # the total is known before the first window is derived
         parked = {r[0] for r in conn.execute("SELECT bronze_event_id FROM silver.derivation_failures").fetchall()}
         conn.commit()
         run = _Run(conn, settings, distiller, judge, embedder, fingerprint,
                    distill_fingerprint(distiller.name, settings.llm_model), report, parked)
+        if getattr(judge, "name", "heuristic") != "heuristic":  # a model's verdicts are memoised like its facts
+            run.judge = distill_memo.MemoJudge(conn, judge, judge_answer_fingerprint(
+                judge.name, getattr(judge, "model", settings.llm_model)), lambda: next(iter(run.states), None))
         for event_id, namespace, reason in refused:
             _park(run, event_id, namespace, "load", reason)
         for window in windows:
@@ -457,9 +462,12 @@ def _derive_events(run: _Run, events: list[EventInput], done: set[int], step: _S
         except DistillError as exc:  # only a fallible judge gets here, with its event alone in the buffer
             buffer = WriteBuffer()
             run.states.pop(event.namespace, None)  # reload from what is committed
+            conn.rollback()
+            _record_judge_calls(run, event.namespace)
             _park(run, event.event_id, event.namespace, "resolve", exc.reason)
             done.add(event.event_id)
             continue
+        _record_judge_calls(run, event.namespace)
         pending.append((event.event_id, tally))
         if fallible:
             step.name = "write"
@@ -467,6 +475,15 @@ def _derive_events(run: _Run, events: list[EventInput], done: set[int], step: _S
             buffer, pending = WriteBuffer(), []
     step.name = "write"
     _commit(run, buffer, pending, done)
+
+
+def _record_judge_calls(run: _Run, namespace: str) -> None:
+    """One ``telemetry.model_calls`` row per request a model judge made for the event just resolved
+    (answered or failed): committed with the event's rows, or with its parking record when it failed."""
+    for usage, error in getattr(run.judge, "take_usages", list)():
+        run.report.model_calls += 1
+        record_model_call(run.conn, "judge", run.judge.name, getattr(run.judge, "model", ""), namespace, usage,
+                          error=error[:500] if error else None)
 
 
 def _chunk_contexts(event: EventInput, spans: list[tuple[int, int]], context: str | None) -> list[str | None]:

@@ -1,8 +1,10 @@
-"""Memoised distiller output (``silver.derivation_cache``), keyed by the distill fingerprint and a
-hash of what the output depends on.
+"""Memoised model output (``silver.derivation_cache``), keyed by a fingerprint and a hash of what the
+output depends on: the distiller's candidates and a model judge's verdicts.
 
 The LLM's answers are memoised because they cost money, the heuristic's because its dependency
-parse costs time: a warm rebuild, or a re-derivation after an erasure, reads them back instead.
+parse costs time: a warm rebuild, or a re-derivation after an erasure, reads them back instead. A
+rebuild meets the same candidates and the same neighbours (fact ids are content hashes), so it asks
+a model judge nothing either.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from typing import Any, Protocol
 
 import psycopg
 
-from medallion.silver.providers import Distiller
-from medallion.silver.types import EventInput, FactCandidate
+from medallion.silver.providers import Distiller, DistillError, record_model_call
+from medallion.silver.types import EventInput, FactCandidate, Judgement, Neighbour
 
 
 class CountsModelCalls(Protocol):
@@ -49,18 +51,22 @@ def distill_cached(conn: psycopg.Connection, distiller: Distiller, event: EventI
                          "VALUES ('distill', %s, '', %s, true)", (distiller.name, event.namespace))
         return [_candidate_from_json(c) for c in row[0]]
     started = time.perf_counter()
-    result = distiller.distill(event)
     if not metered:
+        result = distiller.distill(event)
         _remember(conn, fp, key, result)
         return result
-    usage = getattr(distiller, "last_usage", None)
     report.model_calls += 1
-    conn.execute(
-        "INSERT INTO telemetry.model_calls (step, provider, model, namespace, input_tokens, output_tokens, latency_ms, "
-        "cache_hit) VALUES ('distill', %s, %s, %s, %s, %s, %s, false)",
-        (distiller.name, getattr(distiller, "model", ""), event.namespace, getattr(usage, "input_tokens", 0),
-         getattr(usage, "output_tokens", 0), (time.perf_counter() - started) * 1000),
-    )
+    model = getattr(distiller, "model", "")
+    try:
+        result = distiller.distill(event)
+    except DistillError as exc:  # a failed call still cost tokens and time: it is recorded, then parked
+        conn.rollback()
+        record_model_call(conn, "distill", distiller.name, model, event.namespace, exc.usage,
+                          latency_ms=(time.perf_counter() - started) * 1000, error=exc.reason[:500])
+        conn.commit()
+        raise
+    record_model_call(conn, "distill", distiller.name, model, event.namespace, getattr(distiller, "last_usage", None),
+                      latency_ms=(time.perf_counter() - started) * 1000)
     _remember(conn, fp, key, result)
     return result
 
@@ -94,3 +100,46 @@ def _candidate_from_json(d: dict[str, Any]) -> FactCandidate:
                          tuple(d["span"]) if d.get("span") else None, d.get("object_entity"),  # type: ignore[arg-type]
                          d.get("value_type") or "text", d.get("cardinality"), d.get("relation"),
                          bool(d.get("change")))
+
+
+class MemoJudge:
+    """A model judge whose verdicts are memoised under ``fingerprint`` by a hash of the candidate and
+    its neighbours. A hit is a ``cache_hit`` telemetry row and no request; ``take_usages`` hands on the
+    wrapped judge's real requests only."""
+
+    def __init__(self, conn: psycopg.Connection, judge: Any, fingerprint: str, namespace_of: Any):
+        self.conn, self.inner, self.fingerprint, self.namespace_of = conn, judge, fingerprint, namespace_of
+        self.name = judge.name
+        self.model = getattr(judge, "model", "")
+
+    def take_usages(self) -> list[Any]:
+        return self.inner.take_usages() if hasattr(self.inner, "take_usages") else []
+
+    def judge(self, candidate: FactCandidate, neighbours: list[Neighbour]) -> Judgement:
+        if not neighbours:  # answered without a request
+            return self.inner.judge(candidate, neighbours)
+        key = judge_key(candidate, neighbours)
+        row = self.conn.execute("SELECT output FROM silver.derivation_cache WHERE fingerprint = %s "
+                                "AND input_hash = %s", (self.fingerprint, key)).fetchone()
+        if row is not None and row[0] is not None:
+            self.conn.execute("INSERT INTO telemetry.model_calls (step, provider, model, namespace, cache_hit) "
+                              "VALUES ('judge', %s, %s, %s, true)", (self.name, self.model, self.namespace_of()))
+            return Judgement(row[0]["decision"], row[0]["target_fact_id"], row[0]["reason"])
+        verdict = self.inner.judge(candidate, neighbours)
+        self.conn.execute(
+            "INSERT INTO silver.derivation_cache (fingerprint, input_hash, output) VALUES (%s, %s, %s) "
+            "ON CONFLICT DO NOTHING", (self.fingerprint, key, json.dumps(
+                {"decision": verdict.decision, "target_fact_id": verdict.target_fact_id, "reason": verdict.reason},
+                ensure_ascii=False)))
+        return verdict
+
+
+def judge_key(candidate: FactCandidate, neighbours: list[Neighbour]) -> str:
+    """What a judge's verdict depends on, hashed: the candidate and each neighbour as the prompt shows
+    them (scores rounded, so float noise in a cosine does not miss the memo)."""
+    return hashlib.sha256(json.dumps(
+        [_candidate_to_json(candidate), [[n.fact_id, n.subject, n.predicate, n.value, n.statement,
+                                          n.valid_from.isoformat(), n.authority, round(n.score, 3), n.same_slot,
+                                          n.open] for n in neighbours]],
+        ensure_ascii=False, sort_keys=True, default=str,
+    ).encode()).hexdigest()

@@ -49,7 +49,14 @@ def load_model(model_name: str) -> Any:
         if model_name not in _models:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            # A bundled model loads in a second: its "Loading weights" bar is noise in every command,
+            # Dagster log and MCP stderr. HF_HUB_DISABLE_PROGRESS_BARS=0 brings it back.
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as transformers_logging
+
+            if os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] == "1":
+                transformers_logging.disable_progress_bar()
 
             _models[model_name] = SentenceTransformer(model_path(model_name), device="cpu")
         return _models[model_name]

@@ -82,6 +82,13 @@ def judge_fingerprint(provider: str, model: str) -> str:
     return _digest(_card_and_prompt("judge"), provider.encode(), extra, policy)
 
 
+def judge_answer_fingerprint(provider: str, model: str) -> str:
+    """What a model judge's answer depends on besides its question: card, prompt, provider code, model.
+    The question (candidate and neighbours) is the memo's input hash, so policy code is left out."""
+    return _digest(b"judge-answer", _card_and_prompt("judge"), provider.encode(), model.encode(),
+                   _code("providers/openai_provider.py"))
+
+
 def derivation_fingerprint(settings: Settings) -> str:
     """Fingerprint of a whole event derivation (what silver.derivations records)."""
     provider, model = settings.llm_provider, settings.llm_model

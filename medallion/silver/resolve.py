@@ -133,7 +133,7 @@ def resolve_candidate(
 
     found = state.neighbours(subject_id, pred.name, pred.cardinality, prep.embedding, c.value, threshold,
                              VECTOR_NEIGHBOURS)
-    verdict: Judgement = judge.judge(c, found)
+    verdict: Judgement = slot_rule(judge.judge(c, found), c, pred.cardinality, found)
     by_id = {n.fact_id: n for n in found}
 
     if verdict.decision == "skip" and verdict.target_fact_id in by_id:
@@ -171,3 +171,19 @@ def resolve_candidate(
 
     _new_fact(state, buffer, event, prep, pred, fid, subject_id, object_id, fingerprint)
     return record("add", "added", None, found, verdict.reason)
+
+
+def slot_rule(verdict: Judgement, c: FactCandidate, cardinality: str, found: list[Neighbour]) -> Judgement:
+    """A single-valued slot holds one current value whatever a judge answers: an **add** (or a decision
+    naming no neighbour) beside an open value of the slot becomes a **skip** of that value when it is the
+    same, else a **supersede** of it (authority and recency then apply as for any supersede). A model
+    judge can answer add here; the ledger's one-open-version constraint would refuse the write."""
+    open_slot = [n for n in found if n.same_slot and n.open]
+    if cardinality != "one" or not open_slot or (
+            verdict.decision != "add" and verdict.target_fact_id in {n.fact_id for n in found}):
+        return verdict
+    target = open_slot[0]
+    if canonical_value(c.value) == canonical_value(target.value):
+        return Judgement("skip", target.fact_id, f"{verdict.reason}; the slot already holds this value: skip")
+    return Judgement("supersede", target.fact_id,
+                     f"{verdict.reason}; the slot holds one value, so a different value supersedes it")

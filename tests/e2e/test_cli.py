@@ -250,9 +250,10 @@ def test_overlays_ingested_with_a_token_need_its_verb_and_its_principal(run, tmp
     assert set(reasons) == {1, 2} and all("must name its principal 'user:ed'" in r for r in reasons.values())
 
 
-def test_timestamp_options_take_iso_8601_with_an_offset_or_fail_in_one_sentence(run) -> None:
+def test_timestamp_options_take_iso_8601_with_an_offset_or_fail_in_one_sentence(run, tmp_path: Path) -> None:
     """--as-of (search, follow) and --expires (capability grant) are parsed the same way: a malformed or
     offset-less timestamp is one sentence naming the option and an example, exit 1, nothing done."""
+    run("ingest", str(_write(tmp_path, [_ev(1)])))  # team-a exists, so an accepted timestamp runs the command
     for args in (["search", "coffee", "-n", "team-a"], ["follow", "Bob", "works_at", "-n", "team-a"]):
         code, _, err = run(*args, "--as-of", "last monday")
         assert code == 1 and "--as-of 'last monday' is not an ISO 8601 timestamp" in err

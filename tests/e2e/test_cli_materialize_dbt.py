@@ -1,6 +1,7 @@
-"""`medallion materialize` builds dbt and its checks with clean JSON on stdout; `medallion docs` generates
-and serves the dbt docs site (D1, D2). In a module of its own: the materialization is long, and a
-module is the unit pytest-xdist gives one worker."""
+"""`medallion materialize` builds dbt and its checks with clean JSON on stdout, shows Silver's progress
+on stderr and records its runs in the instance `medallion ui` opens (DAGSTER_HOME, when set);
+`medallion docs` generates and serves the dbt docs site (D1, D2). In a module of its own: the
+materialization is long, and a module is the unit pytest-xdist gives one worker."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ import time
 import urllib.request
 from pathlib import Path
 
+import dagster as dg
 import pytest
 
-from medallion.settings import Settings
+from dagster_project import ui
+from medallion.settings import Settings, get_settings
 from tests.support.cli_events import hr_fact
 
 
@@ -25,9 +28,15 @@ def test_materialize_builds_dbt_and_docs_are_served(cli, settings: Settings, tmp
     events = [hr_fact(1, "Bob", "lives_in", "Berlin", "2026-01-01T00:00:00Z", 1),
               hr_fact(2, "Bob", "lives_in", "Lisbon", "2026-06-01T00:00:00Z", 1)]
     (settings.inbox / "hr.jsonl").write_text("\n".join(json.dumps(e) for e in events))
+    _, ui_env = ui.command(get_settings(), 3000)  # the instance `medallion ui` would open
+    assert ui_env["DAGSTER_HOME"] == str(tmp_path / "dagster_home")  # DAGSTER_HOME is set: that one
     code, out, err = cli("materialize", "--json")
     assert code == 0, err
     summary = json.loads(out)  # dbt's own log lines must not leak into --json output
+    # Silver's progress on stderr, every run in the UI's instance
+    assert "silver: 2/2 events derived (" in err and "/s, ETA " in err
+    ui_instance = dg.DagsterInstance.from_config(ui_env["DAGSTER_HOME"])
+    assert all(ui_instance.get_run_by_id(run_id) for run_id in summary["run_ids"])
     assert summary["dbt"]["models"] >= 20 and summary["dbt"]["checks_failed"] == 0
     assert summary["dbt"]["checks_passed"] > 50
     assert {"gold_marts/review_queue", "gold_marts/alerts", "gold_marts/olap_facts_daily"} <= set(summary["gold"])

@@ -1,6 +1,7 @@
 """`medallion materialize --namespace NS` and `--workers N` (scale-out): one namespace's partition
-derived alone, then the rest in parallel steps under Dagster's multiprocess executor, the runs
-recorded in the instance the UI reads, and an unknown namespace refused in one sentence. In a module
+derived alone, then the rest in parallel steps under Dagster's multiprocess executor (their progress
+on stderr), the runs recorded in the instance the UI reads, and an unknown namespace refused in one
+sentence. In a module
 of its own: the runs are long."""
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ def test_one_namespace_then_the_rest_in_parallel_steps(cli, settings: Settings, 
 
     code, out, err = cli("materialize", "--workers", "2", "--json")
     assert code == 0, err
+    # progress from the step processes, read back from the instance: team-atlas's 48 events (the
+    # other step has nothing left to derive)
+    assert "silver: 48/48 events derived (" in err
     summary = json.loads(out)
     silver = summary["silver"]
     assert silver["parallel_steps"] == 2 and silver["namespaces"] == ["team-atlas", "team-borealis"]

@@ -24,7 +24,8 @@ from medallion.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
 OWN, OTHER = "mcp-a", "mcp-b"
-TOOLS = {"search", "read", "list", "current", "history", "relate", "follow", "remember", "overlay", "recall"}
+TOOLS = {"namespaces", "predicates", "search", "read", "list", "current", "history", "relate", "follow", "remember",
+         "overlay", "recall", "request_erasure"}
 SECRET = "Bob lives in Porto."  # mcp-b's only event: none of its words may reach mcp-a's token
 
 
@@ -85,7 +86,7 @@ def test_mcp_server_over_stdio(settings: Settings, admin_conn: psycopg.Connectio
             await session.initialize()
             call = session.call_tool
 
-            # a) ten tools, each described, with JSON schemas derived from the signatures
+            # a) thirteen tools, each described, with JSON schemas derived from the signatures
             listed = {t.name: t for t in (await session.list_tools()).tools}
             assert set(listed) == TOOLS
             for tool in listed.values():
@@ -128,8 +129,11 @@ def test_mcp_server_over_stdio(settings: Settings, admin_conn: psycopg.Connectio
                 "remember": {"namespace": OTHER, "content": "Eve was here."},
                 "overlay": {"fact_id": hidden_id, "action": "redact", "quote": "Porto"},
                 "recall": {"query": "Where does Bob live?", "namespace": OTHER},
+                "predicates": {"namespace": OTHER},
+                "request_erasure": {"fact_id": hidden_id, "reason": "forget it"},
             }
-            assert set(refused) == TOOLS
+            assert set(refused) == TOOLS - {"namespaces"}  # it takes no namespace: it lists the caller's own
+            assert [r["namespace"] for r in _ok(await call("namespaces", {}))] == [OWN]
             for name, args in refused.items():
                 message = _err(await call(name, args))
                 assert not {"Bob", "Porto", hidden_id} & set(message.replace("'", " ").split()), message

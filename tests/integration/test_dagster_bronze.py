@@ -36,7 +36,8 @@ def test_asset_lands_inbox_files_with_metadata_and_check(
     assert (meta["duplicate"].value, meta["conflict"].value, meta["rejected"].value) == (1, 1, 3)
     assert "team-atlas" in meta["namespaces_touched"].value
     assert meta["dagster/row_count"].value == team_lines + 4
-    assert "| event_id |" in meta["newest_events"].value
+    header = meta["newest_events"].value.splitlines()[0]
+    assert header.startswith("| event_id |") and "| content |" in header and "| left |" not in header
 
     assert (settings.inbox / "done" / "a_team.jsonl").exists()
     assert (settings.inbox / "rejected" / "b_mixed.jsonl").exists()

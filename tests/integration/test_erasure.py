@@ -4,7 +4,8 @@ A principal is the holder of a valid capability token that grants ``admin`` in t
 namespace, checked inside ``bronze.request_erasure`` / ``bronze.approve_erasure``; without a token
 only the administrative login acts, as ``local:<user>``. No caller can name someone else: the
 engine login that once deleted an event by passing ``'agent:escalated2'`` as the approver now gets
-a refusal, and so does the local admin approving its own request under another name.
+a refusal, and so does the local admin approving its own request under another name. The same
+holds for a request of every event of one actor, or of a whole namespace.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from medallion.bronze import erasure
 from medallion.bronze.erasure import ErasureError, approve_erasure, list_requests, request_erasure
 from medallion.bronze.ingest import ingest_events
 from medallion.bronze.integrity import verify
@@ -190,3 +192,117 @@ def test_erasure_list_is_filtered_to_the_callers_namespaces(
     request_erasure(admin_conn, ids[OTHER][0], "borealis secret reason", token=None, local_name=LOCAL)
     assert {r["namespace"] for r in list_requests(engine_conn, namespaces=[NS])} == {NS}
     assert {r["namespace"] for r in list_requests(engine_conn, namespaces=["*"])} == {NS, OTHER}
+
+
+# ------------------------------------------------- every event of one actor, or of a whole namespace
+def _actor_events(engine_conn: psycopg.Connection) -> dict[str, list[int]]:
+    """Events of alice and bob in NS, and one of alice in OTHER; their ids by (actor, namespace) label."""
+    events = [{**_event(10 + i), "actor": "user:alice"} for i in range(3)]
+    events += [{**_event(20 + i), "actor": "user:bob"} for i in range(2)]
+    events += [{**_event(30, OTHER), "actor": "user:alice"}]
+    ids = [s.event_id for s in ingest_events(engine_conn, events).statuses]
+    return {"alice": ids[:3], "bob": ids[3:5], "alice-other": ids[5:]}
+
+
+def _live(admin_conn: psycopg.Connection, ns: str) -> set[int]:
+    return {r[0] for r in admin_conn.execute("SELECT event_id FROM bronze.events WHERE namespace = %s", (ns,))}
+
+
+def test_an_actors_events_go_in_one_request_and_one_approval(
+    engine_conn: psycopg.Connection, admin_conn: psycopg.Connection
+) -> None:
+    """Every event of one actor in one namespace: one request, one approval by another admin, a tombstone
+    for each event naming the request; the actor's events elsewhere and everyone else's stay."""
+    ids = _actor_events(engine_conn)
+    alice = _token(admin_conn, "user:alice", ["admin"], [NS])
+    request_id = erasure.request_scope(engine_conn, NS, "data-subject request", actor="user:alice", token=alice)
+    [listed] = list_requests(engine_conn, "pending")
+    assert (listed["scope"], listed["actor"], listed["event_id"], listed["events"]) == ("actor", "user:alice", None, 3)
+    with pytest.raises(ErasureError, match="cannot approve their own") as own:
+        erasure.approve(engine_conn, request_id, token=alice)
+    assert own.value.denied
+    elsewhere = _token(admin_conn, "user:bob", ["admin"], [OTHER])
+    with pytest.raises(ErasureError, match="no erasure request .* this capability may approve") as refused:
+        erasure.approve(engine_conn, request_id, token=elsewhere)
+    assert refused.value.denied and _live(admin_conn, NS) >= set(ids["alice"])
+
+    bob = _token(admin_conn, "user:bob", ["admin"], [NS])
+    done = erasure.approve(engine_conn, request_id, token=bob)
+    assert (done.namespace, done.erased, done.event_id, done.actor) == (NS, 3, None, "user:alice")
+    assert _live(admin_conn, NS) == set(ids["bob"]) and _live(admin_conn, OTHER) == set(ids["alice-other"])
+    tombs = admin_conn.execute("SELECT event_id, request_id, requested_by, approved_by FROM bronze.tombstones "
+                               "ORDER BY event_id").fetchall()
+    assert tombs == [(i, request_id, "user:alice", "user:bob") for i in ids["alice"]]
+    assert verify(engine_conn) == []
+    [executed] = list_requests(engine_conn, "executed")
+    assert executed["events"] == 3 and executed["approved_by"] == "user:bob"
+    with pytest.raises(ErasureError, match="already executed"):
+        erasure.approve(engine_conn, request_id, token=bob)
+
+
+def test_a_whole_namespace_goes_and_the_chain_still_verifies(
+    engine_conn: psycopg.Connection, admin_conn: psycopg.Connection, ids: dict[str, list[int]]
+) -> None:
+    """Every event of a namespace: the local admin asks, an admin token approves; the namespace is empty,
+    each event has its tombstone, another namespace is untouched, and an erased key cannot come back."""
+    request_id = erasure.request_scope(admin_conn, NS, "tenant left", actor=None, token=None, local_name=LOCAL)
+    with pytest.raises(ErasureError, match="cannot approve their own"):
+        erasure.approve(admin_conn, request_id, token=None, local_name="local:someone-else")
+    done = erasure.approve(engine_conn, request_id, token=_token(admin_conn, "user:ops", ["admin"], [NS]))
+    assert (done.erased, done.actor, done.namespace) == (4, None, NS)
+    assert _live(admin_conn, NS) == set() and _live(admin_conn, OTHER) == set(ids[OTHER])
+    assert admin_conn.execute("SELECT count(*) FROM bronze.tombstones WHERE request_id = %s",
+                              (request_id,)).fetchone()[0] == 4
+    assert verify(engine_conn) == []
+    again = ingest_events(engine_conn, [_event(0)])
+    assert again.statuses[0].status == "rejected" and again.statuses[0].code == "erased"
+
+
+def test_a_scope_that_matches_nothing_or_is_pending_is_one_sentence(
+    engine_conn: psycopg.Connection, admin_conn: psycopg.Connection, ids: dict[str, list[int]]
+) -> None:
+    """No event of the actor, an empty namespace, a second identical request: refused, nothing recorded.
+    A token without admin there gets the same answer whether the namespace holds events or not."""
+    for actor, namespace, message in (("user:nobody", NS, "actor user:nobody has no events in namespace team-a"),
+                                      (None, "team-empty", "namespace team-empty has no events to erase")):
+        with pytest.raises(ErasureError, match=message) as caught:
+            erasure.request_scope(admin_conn, namespace, "r", actor=actor, token=None, local_name=LOCAL)
+        assert not caught.value.denied and "\n" not in str(caught.value)
+    searcher = _token(admin_conn, "agent:reader", ["search", "admin"], [OTHER])
+    answers = set()
+    for namespace in (NS, "team-empty"):
+        with pytest.raises(ErasureError) as refused:
+            erasure.request_scope(engine_conn, namespace, "r", actor=None, token=searcher)
+        assert refused.value.denied
+        answers.add(str(refused.value).replace(namespace, "N"))
+    assert len(answers) == 1
+    first = erasure.request_scope(admin_conn, NS, "r", actor="user:alice", token=None, local_name=LOCAL)
+    with pytest.raises(ErasureError, match=f"already pending approval \\(request {first}\\)"):
+        erasure.request_scope(admin_conn, NS, "again", actor="user:alice", token=None, local_name=LOCAL)
+    assert [r["request_id"] for r in list_requests(engine_conn)] == [first]
+
+
+def test_a_scope_covers_what_matches_at_approval_and_only_its_approval_deletes(
+    engine_conn: psycopg.Connection, admin_conn: psycopg.Connection
+) -> None:
+    """An event of the actor that lands after the request is erased by its approval (the request names the
+    actor, not a list); the single-event and the scoped approvals do not take each other's requests; and
+    the delete guard lets a scoped request remove only the rows it tombstoned."""
+    ids = _actor_events(engine_conn)
+    request_id = erasure.request_scope(admin_conn, NS, "r", actor="user:alice", token=None, local_name=LOCAL)
+    [late] = [s.event_id for s in ingest_events(engine_conn, [{**_event(40), "actor": "user:alice"}]).statuses]
+    approver = _token(admin_conn, "user:bob", ["admin"], [NS])
+    with pytest.raises(ErasureError, match="covers a scope"):
+        approve_erasure(engine_conn, request_id, token=approver)
+    single = request_erasure(admin_conn, ids["bob"][0], "r", token=None, local_name=LOCAL)
+    with pytest.raises(psycopg.errors.InvalidParameterValue, match="names one event"), engine_conn.transaction():
+        engine_conn.execute("SELECT bronze.approve_erasure_scope(%s, %s)", (single, approver))
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="DELETE on bronze.events is not allowed"), \
+            admin_conn.transaction():
+        admin_conn.execute("UPDATE bronze.erasure_requests SET approved_by = 'user:bob' WHERE request_id = %s",
+                           (request_id,))
+        admin_conn.execute("SELECT set_config('medallion.erasure_request', %s, true)", (str(request_id),))
+        admin_conn.execute("DELETE FROM bronze.events WHERE event_id = %s", (ids["alice"][0],))  # no tombstone
+    done = erasure.approve(engine_conn, request_id, token=approver)
+    assert done.erased == 4 and not _live(admin_conn, NS) & {*ids["alice"], late}
+    assert verify(engine_conn) == []

@@ -279,7 +279,7 @@ def test_a_history_the_login_cannot_read_counts_as_behind(
     is applied, so it stops with the same instruction instead of guessing."""
     older = tmp_path / "migrations"
     older.mkdir()
-    for migration in discover()[:-1]:
+    for migration in [m for m in discover() if m.version < 19]:  # a release before 0019
         (older / migration.name).write_text(migration.sql)
     with psycopg.connect(server.url("postgres"), autocommit=True) as admin:
         admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier("older")))

@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 from medallion.db.connection import connect
 from medallion.interfaces.cli import app
 from medallion.serve import capabilities
+from medallion.serve import search as searching
 from medallion.serve.tools import REDACTED, Denied, ToolError, open_tools
 from medallion.settings import Settings
 from tests.conftest import fresh_database
@@ -76,7 +77,7 @@ CASES = [
      "list", {"namespace": OWN, "subject": "Alice"}),
     ("search", lambda t: t.search("Where does Alice live?", namespace=OWN, k=5),
      ["search", "Where does Alice live?", "-n", OWN, "-k", "5"],
-     "search", {"query": "Where does Alice live?", "namespace": OWN, "k": 5}),
+     "search", {"query": "Where does Alice live?", "namespace": OWN, "k": 5, "detail": "full"}),
     ("relate", lambda t: t.relate("Alice", "Bob", namespace=OWN), ["relate", "Alice", "Bob", "-n", OWN],
      "relate", {"a": "Alice", "b": "Bob", "namespace": OWN}),
 ]
@@ -124,10 +125,15 @@ def test_the_same_cases_through_mcp(world: dict[str, Any], tmp_path: Path) -> No
                     result = await session.call_tool(tool, args)
                     assert not result.is_error, result.content
                     answers[verb] = json.loads(result.content[0].text)
+                # without detail='full', search answers in its compact form
+                compact = await session.call_tool("search", {"query": "Where does Alice live?", "namespace": OWN,
+                                                             "k": 5})
+                answers["compact"] = json.loads(compact.content[0].text)
 
     anyio.run(scenario)
     for verb, rows in expected.items():
         assert _comparable(answers[verb]) == _comparable(rows), verb
+    assert _comparable(answers["compact"]) == _comparable(searching.compact(expected["search"]))
 
 
 def _comparable(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

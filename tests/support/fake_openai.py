@@ -8,6 +8,11 @@ or drawn from a seeded ``random.Random`` at ``fault_rate``, split evenly among 4
 5xx (500 or 503), a timeout (the handler sleeps ``timeout_sleep`` seconds, longer than the client's
 timeout) and malformed JSON content (``{not json``).
 
+Servers differ in the structured output they take: ``refuse={"json_schema": LLAMA_CPP_REFUSAL}``
+answers every request whose ``response_format`` is of that type with that (status, message), before
+any scripted or random fault (``refuse={"json_schema": ..., "json_object": ...}`` leaves only
+prompt-only requests), the way llama-cpp-python's server refuses ``json_schema``.
+
 Use it as a context manager or call ``.close()``::
 
     with FakeOpenAI(heuristic_responder) as server:
@@ -31,12 +36,32 @@ Responder = Callable[[dict[str, Any]], "str | dict[str, Any]"]
 OK = "ok"
 FAULTS = ("429", "500", "503", "timeout", "malformed")
 MALFORMED_CONTENT = "{not json"
+REFUSED = "refused"
+# llama-cpp-python 0.3.36 validates response_format.type against a Literal and answers the validation
+# error with a 500 (the message as its server sends it, traceback line included).
+LLAMA_CPP_REFUSAL = (500, "1 validation error:\n  {'type': 'literal_error', "
+                     "'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", "
+                     "'input': 'json_schema', 'ctx': {'expected': \"'text' or 'json_object'\"}}\n\n  "
+                     "File \"llama_cpp/server/app.py\", line 376, in create_chat_completion\n"
+                     "    POST /v1/chat/completions")
+# How a server that has no JSON mode at all might say so.
+NO_JSON_MODE_REFUSAL = (400, "response_format is not supported by this model")
+
+
+def response_mode(request: dict[str, Any]) -> str:
+    """The structured-output mode of a request: json_schema, json_object, or prompt (no response_format)."""
+    fmt = request.get("response_format")
+    return str(fmt.get("type")) if isinstance(fmt, dict) and fmt.get("type") else "prompt"
 
 
 def schema_name(request: dict[str, Any]) -> str | None:
-    """The ``json_schema`` name a request asks for ("distill", "judge"): how a responder tells them apart."""
+    """Which request this is ("distill", "judge"), how a responder tells them apart: the ``json_schema``
+    name, or (a request without one) the judge's user message, which starts with its Slot."""
     fmt = request.get("response_format") or {}
-    return (fmt.get("json_schema") or {}).get("name")
+    name = (fmt.get("json_schema") or {}).get("name")
+    if name:
+        return name
+    return "judge" if last_user_message(request).startswith("Slot:") else "distill"
 
 
 def last_user_message(request: dict[str, Any]) -> str:
@@ -110,8 +135,10 @@ class FakeOpenAI:
         seed: int = 1,
         timeout_sleep: float = 1.0,
         faults: tuple[str, ...] = FAULTS,
+        refuse: dict[str, tuple[int, str]] | None = None,
     ):
         self.responder: Responder = responder or heuristic_responder
+        self.refuse = dict(refuse or {})
         self.fault_rate = fault_rate
         self.rng = random.Random(seed)
         self.timeout_sleep = timeout_sleep
@@ -134,9 +161,10 @@ class FakeOpenAI:
     # -- control -----------------------------------------------------------------------------------
 
     def script(self, *outcomes: str) -> None:
-        """Serve these outcomes ("ok", "429", "500", "503", "timeout", "malformed") to the next requests."""
+        """Serve these outcomes ("ok", "429", "500", "503", "timeout", "malformed", or "refused": the
+        refusal ``refuse`` names for the request's mode, else llama-cpp-python's) to the next requests."""
         for outcome in outcomes:
-            if outcome != OK and outcome not in FAULTS:
+            if outcome not in (OK, REFUSED) and outcome not in FAULTS:
                 raise ValueError(f"unknown outcome {outcome!r}")
         with self._lock:
             self._script.extend(outcomes)
@@ -156,10 +184,17 @@ class FakeOpenAI:
 
     # -- serving -----------------------------------------------------------------------------------
 
+    def modes(self) -> list[str]:
+        """The structured-output mode of every request seen, in order."""
+        with self._lock:
+            return [response_mode(r) for r in self.requests]
+
     def _next_outcome(self, body: dict[str, Any]) -> str:
         with self._lock:
             self.requests.append(body)
-            if self._script:
+            if response_mode(body) in self.refuse:
+                outcome = REFUSED
+            elif self._script:
                 outcome = self._script.popleft()
             elif self.fault_rate > 0 and self.rng.random() < self.fault_rate:
                 outcome = self.rng.choice(self._fault_menu())
@@ -235,7 +270,10 @@ class FakeOpenAI:
                     self._error(400, "the request body is not JSON", "invalid_request_error")
                     return
                 outcome = fake._next_outcome(body)
-                if outcome == "429":
+                if outcome == REFUSED:
+                    status, message = fake.refuse.get(response_mode(body), LLAMA_CPP_REFUSAL)
+                    self._error(status, message, "invalid_request_error" if status < 500 else "server_error")
+                elif outcome == "429":
                     self._error(429, "Rate limit reached", "rate_limit_error", {"Retry-After": "0"})
                 elif outcome == "500":
                     self._error(500, "The server had an error while processing your request", "server_error")

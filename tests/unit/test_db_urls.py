@@ -5,7 +5,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from medallion.db.urls import failure_reason, login_parts, masked
+from medallion.db.urls import failure_reason, login_parts, masked, scrubbed, secrets_of
 
 
 @pytest.mark.parametrize(("url", "shown"), [
@@ -45,3 +45,49 @@ def test_failure_reason_keeps_what_libpq_says_went_wrong() -> None:
     down = psycopg.OperationalError('connection failed: connection to server at "127.0.0.1", port 1 failed: '
                                     "Connection refused\n\tIs the server running on that host?")
     assert failure_reason(down) == "Connection refused"
+
+
+@pytest.mark.parametrize(("url", "shown"), [
+    # a password holding '/', '?' or '#': a URL parser ends the authority there and sees no password
+    ("postgresql://app:pa/ss@127.0.0.1:5433/medallion", "postgresql://app:***@127.0.0.1:5433/medallion"),
+    ("postgresql://app:pa?ss@db/medallion", "postgresql://app:***@db/medallion"),
+    ("postgresql://app:pa#ss@db/medallion?password=x", "postgresql://app:***@db/medallion?password=***"),
+])
+def test_a_password_a_url_parser_misses_is_masked_too(url: str, shown: str) -> None:
+    assert masked(url) == shown
+
+
+def test_hosts_and_query_values_with_colons_or_at_signs_are_kept() -> None:
+    for url in ("postgresql://[::1]:5432/medallion", "postgresql://app@db/m?application_name=a@b",
+                "postgresql://db:5432/medallion"):
+        assert masked(url) == url
+
+
+@pytest.mark.parametrize(("url", "quoted"), [
+    ("postgresql://app:s3cret-pw@db/m", "s3cret-pw"),
+    ("postgresql://app:p%40ss-word@db/m", "p@ss-word"),  # libpq decodes it
+    ("host=db password=s3cret-pw user=app", "s3cret-pw"),
+    ("postgresql://app@db/m?password=s3cret-pw", "s3cret-pw"),
+    ("postgresql://app:s3cret/pw@db/m", "s3cret"),  # libpq reads the part before '/' as a port
+])
+def test_scrubbed_removes_the_password_in_every_spelling(url: str, quoted: str) -> None:
+    """What a library says about a connection string (the URL, its decoded password, a part read as a
+    port) loses the password."""
+    text = f'cannot use {url}: invalid integer value "{quoted}" for connection option "port"'
+    clean = scrubbed(text, url)
+    assert quoted not in clean and all(secret not in clean for secret in secrets_of(url)), clean
+    assert clean.endswith('for connection option "port"')
+
+
+def test_settings_never_show_a_secret_in_their_repr(monkeypatch) -> None:
+    """A Settings object printed by a traceback, a pytest failure or a log line shows no password,
+    API key or token."""
+    from medallion.settings import get_settings
+
+    monkeypatch.setenv("MEDALLION_DATABASE_URL", "postgresql://app:s3cret-pw@db.example:5432/memory")
+    monkeypatch.setenv("MEDALLION_ADMIN_DATABASE_URL", "postgresql://root:adm1n-pw@db.example:5432/memory")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-very-secret")
+    monkeypatch.setenv("MEDALLION_TOKEN", "mm_tok_secret")
+    shown = repr(get_settings()) + str(get_settings())
+    for secret in ("s3cret-pw", "adm1n-pw", "sk-very-secret", "mm_tok_secret"):
+        assert secret not in shown

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from medallion.silver.judge import DEFAULT_THRESHOLD, HeuristicJudge, canonical_value, less_specific, refines
+from medallion.silver.resolve import slot_rule
 from medallion.silver.types import FactCandidate, Judgement, Neighbour
 
 NOW = datetime(2026, 4, 15, 10, 0, tzinfo=UTC)
@@ -280,3 +281,31 @@ def test_supersede_skips_closed_neighbours_when_choosing_the_target() -> None:
     ]
     j = judge(cand("Alice", "lives_in", "Porto"), neighbours)
     assert (j.decision, j.target_fact_id) == ("supersede", "f-open")
+
+
+def test_a_model_judges_add_in_a_single_valued_slot_becomes_a_supersede() -> None:
+    """An LLM judge may answer add beside the slot's open value; the slot keeps one current value, so the
+    rule turns it into a supersede of that value (the ledger would refuse a second open version)."""
+    old = nb("f-lyon", "Priya", "lives_in", "Lyon")
+    said = Judgement("add", None, "the model thinks this is new")
+    ruled = slot_rule(said, cand("Priya", "lives_in", "Nantes"), "one", [old])
+    assert (ruled.decision, ruled.target_fact_id) == ("supersede", "f-lyon")
+    assert ruled.reason.startswith("the model thinks this is new; ") and "supersedes" in ruled.reason
+
+
+def test_a_model_judges_add_of_the_same_single_value_becomes_a_skip() -> None:
+    old = nb("f-lyon", "Priya", "lives_in", "Lyon")
+    ruled = slot_rule(Judgement("add", None, "new"), cand("Priya", "lives_in", "lyon."), "one", [old])
+    assert (ruled.decision, ruled.target_fact_id) == ("skip", "f-lyon")
+
+
+@pytest.mark.parametrize(("cardinality", "neighbours", "decision", "target"), [
+    ("many", [nb("f-py", "Priya", "uses_tool", "Python")], "add", None),  # a many-valued slot grows
+    ("one", [nb("f-lyon", "Priya", "lives_in", "Lyon", open_=False)], "add", None),  # closed: slot is empty
+    ("one", [nb("f-x", "Bo", "lives_in", "Lyon", same_slot=False)], "add", None),  # another slot
+    ("one", [nb("f-lyon", "Priya", "lives_in", "Lyon")], "update", "f-lyon"),  # a decision on a neighbour
+])
+def test_the_slot_rule_leaves_other_verdicts_alone(cardinality: str, neighbours: list[Neighbour], decision: str,
+                                                  target: str | None) -> None:
+    said = Judgement(decision, target, "as judged")
+    assert slot_rule(said, cand("Priya", "p", "Nantes"), cardinality, neighbours) == said

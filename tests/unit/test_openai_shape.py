@@ -10,10 +10,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import httpx
 import jsonschema
+import openai
 import pytest
 
-from medallion.silver.llm import load_card
+from medallion.silver.llm import is_format_refusal, load_card, response_format, unwrap_json
 from medallion.silver.providers.openai_provider import (
     DISTILL_ACCEPT,
     UnusableFact,
@@ -23,7 +25,7 @@ from medallion.silver.providers.openai_provider import (
     typed_value,
 )
 from medallion.silver.types import EventInput, FactCandidate
-from tests.support.fake_openai import distill_fact
+from tests.support.fake_openai import LLAMA_CPP_REFUSAL, distill_fact
 
 T0 = datetime(2026, 3, 1, 10, tzinfo=UTC)
 EVENT = EventInput(1, "ns", "slack", "m1", "transcript", "user:nate", "...", T0, T0, 1, "slack://m1")
@@ -159,3 +161,71 @@ def test_slot_cardinality_sources() -> None:
     assert slot_cardinality(learned) == ("one", "distiller hint")
     unhinted = FactCandidate("Dune", "went_to", "Rome", "s", T0, 0.9)
     assert slot_cardinality(unhinted)[1] == "rule"
+
+
+def _status_error(status: int, message: str) -> openai.APIStatusError:
+    """The error the ``openai`` client raises for an HTTP error answer with this status and message."""
+    request = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+    body = {"error": {"message": message, "type": "server_error" if status >= 500 else "invalid_request_error"}}
+    response = httpx.Response(status, json=body, request=request)
+    kinds = {400: openai.BadRequestError, 404: openai.NotFoundError, 422: openai.UnprocessableEntityError,
+             429: openai.RateLimitError}
+    kind = kinds.get(status, openai.InternalServerError if status >= 500 else openai.APIStatusError)
+    return kind(f"Error code: {status} - {body}", response=response, body=body)
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "refusal"),
+    [
+        # llama-cpp-python 0.3.36: a pydantic literal error on response_format.type, answered as a 500
+        (*LLAMA_CPP_REFUSAL, True),
+        (400, "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.", True),
+        (422, "json_schema is not a valid format", True),
+        (400, "this server does not support json_object", True),
+        (400, "Unsupported value: 'strict'", True),
+        (501, "structured output: response_format not implemented", True),
+        # transient or unrelated: never a refusal, whatever the body says
+        (500, "The server had an error while processing your request", False),
+        (503, "overloaded while applying response_format", False),
+        (502, "bad gateway (json_schema)", False),
+        (429, "Rate limit reached for json_schema requests", False),
+        (404, "no route /v1/wrong/chat/completions", False),
+        (400, "messages must not be empty", False),
+        (500, "unsupported operation", False),
+    ],
+)
+def test_format_refusal(status: int, message: str, refusal: bool) -> None:
+    """Only a refusal of the structured-output parameter moves an endpoint down a mode."""
+    assert is_format_refusal(_status_error(status, message)) is refusal
+
+
+def test_timeouts_and_connection_errors_are_not_refusals() -> None:
+    request = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+    assert not is_format_refusal(openai.APITimeoutError(request=request))
+    assert not is_format_refusal(openai.APIConnectionError(message="response_format refused", request=request))
+
+
+def test_response_format_per_mode() -> None:
+    """json_schema strict with its name; json_object with the schema (servers that take it constrain by
+    it); prompt-only sends none."""
+    schema = {"type": "object"}
+    assert response_format("json_schema", schema, "judge") == {
+        "type": "json_schema", "json_schema": {"name": "judge", "schema": schema, "strict": True}}
+    assert response_format("json_object", schema, "judge") == {"type": "json_object", "schema": schema}
+    assert response_format("prompt", schema, "judge") is None
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ('{"facts": []}', '{"facts": []}'),
+        ('```json\n{"facts": []}\n```', '{"facts": []}'),
+        ('```\n{"a": {"b": 1}}\n```', '{"a": {"b": 1}}'),
+        ('Sure. {"facts": []} Anything else?', '{"facts": []}'),
+        ("no braces at all", "no braces at all"),
+        ("} backwards {", "} backwards {"),
+    ],
+)
+def test_unwrap_json(content: str, expected: str) -> None:
+    """An answer asked for JSON only in the prompt loses a code fence or words around its object."""
+    assert unwrap_json(content) == expected

@@ -9,7 +9,18 @@ One module per group of commands; importing them registers their commands on :da
 
 from __future__ import annotations
 
-from medallion.interfaces.cli import capability, db, erase, ingest, materialize, overlay, reads, services  # noqa: F401
+from medallion.interfaces.cli import (  # noqa: F401
+    capability,
+    db,
+    discover,
+    erase,
+    export,
+    ingest,
+    materialize,
+    overlay,
+    reads,
+    services,
+)
 from medallion.interfaces.cli.common import app
 
 __all__ = ["app", "main"]

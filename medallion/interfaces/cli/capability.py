@@ -17,6 +17,7 @@ from medallion.interfaces.cli.common import (
     fail,
     iso_option,
     load_settings,
+    namespace_problem,
     out,
     principal_of,
     refuse,
@@ -36,6 +37,10 @@ def capability_grant(
 ) -> None:
     """Grant a capability; the token is printed once and stored only hashed."""
     settings = load_settings()
+    for name in namespace:
+        problem = None if name == "*" else namespace_problem(name)
+        if problem:
+            refuse(problem + ", or '*' for every namespace")
     conn = connect_or_fail(settings, "admin")  # capabilities are minted by the administrative login only
     cap = acting_capability(settings, conn)
     require_admin(cap)

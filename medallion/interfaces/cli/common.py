@@ -1,13 +1,21 @@
 """What every ``medallion`` command shares: the Typer app, JSON output, one-sentence failures,
-settings, the database connection, the acting capability and the tools session."""
+settings, the database connection, the acting capability and the tools session.
+
+Failures are one sentence on stderr with a non-zero exit; with ``--json`` anywhere on the command
+line they are one JSON object on stderr instead, ``{"error": "...", "exit_code": N}``, with the same
+exit code, usage errors (a missing option, a malformed number) included.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import json
+import os
+import re
 import sys
-from collections.abc import Callable, Iterator
-from datetime import date, datetime
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -15,15 +23,83 @@ import psycopg
 import typer
 from rich.console import Console
 from rich.table import Table
+from typer.core import TyperGroup
 
+from medallion.bronze.contract import NAMESPACE_PATTERN
 from medallion.db import embedded
 from medallion.db.connection import DatabaseNotReady, LoginFailed, connect
 from medallion.serve import capabilities
 from medallion.settings import Settings, get_settings
 
-app = typer.Typer(no_args_is_help=True, help="medallion-memory: an agent's memory built as a lakehouse.")
+# Set for each invocation from its arguments: errors are reported as JSON when `--json` was given.
+_json_errors: contextvars.ContextVar[bool] = contextvars.ContextVar("medallion_json_errors", default=False)
+
+
+def write_error(message: str, code: int) -> None:
+    """One failure on stderr: a JSON object under ``--json``, else ``error: <sentence>``."""
+    if _json_errors.get():
+        sys.stderr.write(json.dumps({"error": message, "exit_code": code}, ensure_ascii=False) + "\n")
+        sys.stderr.flush()
+    else:
+        err.print("error: " + message, style="red", markup=False, highlight=False, soft_wrap=True)
+
+
+class _JsonErrorsGroup(TyperGroup):
+    """The root command: notes whether ``--json`` was given, and then reports usage errors as JSON too."""
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,  # type: ignore[override]
+             complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        as_json = "--json" in argv
+        token = _json_errors.set(as_json)
+        try:
+            if not as_json or not standalone_mode:
+                return super().main(argv, prog_name, complete_var, standalone_mode, **extra)
+            try:
+                result = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
+            except typer.TyperException as exc:  # a usage error: a missing option, a malformed value
+                code = int(getattr(exc, "exit_code", EXIT_ERROR))
+                write_error(exc.format_message() if hasattr(exc, "format_message") else str(exc), code)
+                sys.exit(code)
+            except typer.Abort:
+                write_error("aborted", 1)
+                sys.exit(1)
+            sys.exit(result if isinstance(result, int) else 0)
+        finally:
+            _json_errors.reset(token)
+
+
+def _quiet_model_loading() -> None:
+    """No progress bar when a command loads the embedding model: transformers draws "Loading weights"
+    with tqdm unless Hugging Face's progress bars are off, which the environment variable does for this
+    process and the ones it starts (Dagster's steps, ``dagster dev``); a library already imported is
+    told directly. ``HF_HUB_DISABLE_PROGRESS_BARS=0`` in the environment keeps the bars."""
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    if os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] != "1":
+        return
+    if "huggingface_hub" in sys.modules:
+        from huggingface_hub.utils import disable_progress_bars
+
+        disable_progress_bars()
+    if "transformers" in sys.modules:
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()
+
+
+app = typer.Typer(no_args_is_help=True, cls=_JsonErrorsGroup,
+                  help="medallion-memory: an agent's memory built as a lakehouse.")
+
+
+@app.callback()
+def _every_command() -> None:
+    """medallion-memory: an agent's memory built as a lakehouse."""
+    _quiet_model_loading()
+
+
 db_app = typer.Typer(no_args_is_help=True, help="Embedded PostgreSQL server lifecycle.")
-erase_app = typer.Typer(no_args_is_help=True, help="Erasure of a Bronze event: request, then another admin approves.")
+erase_app = typer.Typer(no_args_is_help=True, help="Erasure of Bronze events (one, an actor's, or a namespace's): "
+                        "request, then another admin approves.")
 cap_app = typer.Typer(no_args_is_help=True, help="Capability tokens: grant, revoke, list.")
 app.add_typer(db_app, name="db")
 app.add_typer(erase_app, name="erase")
@@ -50,15 +126,20 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
+def json_line(payload: Any) -> str:
+    """``payload`` as one line of JSON (timestamps as ISO 8601), the CLI's JSON shape."""
+    return json.dumps(payload, default=_json_default, ensure_ascii=False)
+
+
 def emit_json(payload: Any) -> None:
     """Write JSON to stdout (never through rich, so it stays parseable)."""
-    sys.stdout.write(json.dumps(payload, default=_json_default, ensure_ascii=False) + "\n")
+    sys.stdout.write(json_line(payload) + "\n")
     sys.stdout.flush()
 
 
 def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
-    """One clear sentence on stderr, then exit."""
-    err.print("error: " + message, style="red", markup=False, highlight=False, soft_wrap=True)
+    """One clear sentence on stderr (JSON under ``--json``), then exit with ``code``."""
+    write_error(message, code)
     raise typer.Exit(code)
 
 
@@ -67,17 +148,53 @@ def refuse(message: str) -> NoReturn:
     fail(message, EXIT_REFUSED)
 
 
-def iso_option(value: str | None, option: str) -> datetime | None:
-    """An ISO 8601 timestamp option with a UTC offset (None when not given); anything else fails."""
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+AS_OF_HELP = ("ISO 8601 with a UTC offset, e.g. 2026-11-10T09:00:00Z; a date alone, e.g. 2026-11-10, means "
+              "midnight UTC at its start")
+
+
+def iso_option(value: str | None, option: str, *, date_is_utc_midnight: bool = False) -> datetime | None:
+    """An ISO 8601 timestamp option with a UTC offset (None when not given); anything else fails.
+
+    With ``date_is_utc_midnight`` a date alone (``2026-11-10``) is midnight UTC at its start, the
+    reading of "as of that day" (``--as-of``). An expiry keeps needing a time: a date alone there
+    would read as the start of the day when a person likely means its end.
+    """
     if not value:
         return None
+    if date_is_utc_midnight and _DATE.match(value):
+        try:
+            return datetime.combine(date.fromisoformat(value), datetime.min.time(), tzinfo=UTC)
+        except ValueError:
+            fail(f"{option} {value!r} is not a date, e.g. 2026-11-10")
     try:
         when = datetime.fromisoformat(value)
     except ValueError:
         fail(f"{option} {value!r} is not an ISO 8601 timestamp, e.g. 2027-01-01T00:00:00Z")
     if when.tzinfo is None:
-        fail(f"{option} needs a UTC offset, e.g. 2027-01-01T00:00:00Z")
+        fail(f"{option} needs a UTC offset, e.g. 2027-01-01T00:00:00Z"
+             + (", or a date alone for midnight UTC" if date_is_utc_midnight else ""))
     return when
+
+
+_NAMESPACE = re.compile(NAMESPACE_PATTERN)
+
+
+def namespace_problem(value: str) -> str | None:
+    """Why ``value`` is not a namespace of the Bronze contract, as one sentence, or None."""
+    if _NAMESPACE.fullmatch(value):
+        return None
+    return (f"{value!r} is not a valid namespace: a namespace is 1-63 lowercase letters, digits, '-' or '_', "
+            "starting with a letter or digit (e.g. team-atlas)")
+
+
+def checked_namespace(value: str | None) -> str | None:
+    """A ``--namespace`` option's value, refused (exit 2) when it is not a namespace at all."""
+    if value is not None:
+        problem = namespace_problem(value)
+        if problem:
+            refuse(problem)
+    return value
 
 
 def load_settings() -> Settings:
@@ -96,10 +213,10 @@ def first_line(exc: BaseException) -> str:
 def connect_or_fail(settings: Settings, role: str = "engine") -> psycopg.Connection:
     try:
         return connect(settings, role, autocommit=True)  # type: ignore[arg-type]
-    except (embedded.UnsafeRuntimeDir, LoginFailed, DatabaseNotReady) as exc:  # already one sentence
-        fail(str(exc))
+    except (embedded.UnsafeRuntimeDir, embedded.ServerStopped, LoginFailed, DatabaseNotReady) as exc:
+        fail(str(exc))  # already one sentence, the password masked
     except psycopg.OperationalError as exc:
-        fail(f"cannot reach the database ({str(exc).strip().splitlines()[0]}); check MEDALLION_DATABASE_URL "
+        fail(f"cannot reach the database ({first_line(exc)}); check MEDALLION_DATABASE_URL "
              "or run `medallion db start`")
 
 
@@ -159,7 +276,7 @@ def fact_rows(rows: list[dict[str, Any]], as_json: bool, title: str) -> None:
     show_rows(rows, as_json, title, FACT_COLUMNS, "nothing known")
 
 
-NamespaceOpt = Annotated[str, typer.Option("--namespace", "-n", help="The namespace.")]
+NamespaceOpt = Annotated[str, typer.Option("--namespace", "-n", help="The namespace.", callback=checked_namespace)]
 overlay_app = typer.Typer(no_args_is_help=True, help="A person's edit, annotation or redaction of a fact span.")
 app.add_typer(overlay_app, name="overlay")
 
@@ -174,8 +291,8 @@ def tool_session(origin: str = "cli") -> Iterator[Any]:
         tools = open_tools(settings.token, settings, origin=origin)
     except ToolError as exc:
         fail(str(exc), exc.exit_code)
-    except (LoginFailed, DatabaseNotReady) as exc:  # already one sentence, the password masked
-        fail(str(exc))
+    except (embedded.ServerStopped, embedded.UnsafeRuntimeDir, LoginFailed, DatabaseNotReady) as exc:
+        fail(str(exc))  # already one sentence, the password masked
     except psycopg.OperationalError as exc:
         fail(f"cannot reach the database ({first_line(exc)}); check MEDALLION_DATABASE_URL "
              "or run `medallion db start`")

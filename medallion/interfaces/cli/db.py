@@ -6,6 +6,10 @@ and sets up the app's password logins from the app's own settings (:mod:`medalli
 without one, the configured login migrates. ``start`` and ``status`` show URLs with the password
 masked; ``db url`` prints the configured login whole, because its point is to be handed to psql or
 dbt, and refuses under a token.
+
+``status`` logs in to an external server to tell whether it answers (exit 1 when it does not).
+``stop`` is kept: until ``db start``, no command starts the embedded server again on demand
+(:mod:`medallion.db.embedded`).
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ def db_start(as_json: JsonOpt = False) -> None:
         payload = {"mode": "external", "started": False, "url": _admin_url_shown(settings, settings.database_url)}
     else:
         try:
-            url = embedded.start(settings)
+            url = embedded.start(settings, explicit=True)
         except embedded.UnsafeRuntimeDir as exc:
             fail(str(exc))
         payload = {"mode": "embedded", "started": True, "url": _admin_url_shown(settings, url),
@@ -60,7 +64,7 @@ def db_start(as_json: JsonOpt = False) -> None:
 
 @db_app.command("stop")
 def db_stop(as_json: JsonOpt = False) -> None:
-    """Stop the embedded server."""
+    """Stop the embedded server; it stays stopped (no command starts it on demand) until `medallion db start`."""
     settings = load_settings()
     stopped = embedded.stop(settings)
     if as_json:
@@ -68,21 +72,36 @@ def db_stop(as_json: JsonOpt = False) -> None:
     elif not settings.uses_embedded:
         out.print("An external database is configured; nothing to stop.")
     else:
-        out.print("Embedded PostgreSQL stopped." if stopped else "Embedded PostgreSQL was not running.")
+        out.print(("Embedded PostgreSQL stopped" if stopped else "Embedded PostgreSQL was not running")
+                  + "; no command starts it again until `medallion db start`.", soft_wrap=True)
 
 
 @db_app.command("status")
 def db_status(as_json: JsonOpt = False) -> None:
-    """Report whether the server runs and where."""
+    """Report whether the server runs and where; an external one is asked with a login (exit 1 when it fails)."""
     settings = load_settings()
     st = embedded.status(settings)
-    payload = {"mode": st.mode, "running": st.running, "url": _admin_url_shown(settings, st.url),
-               "pgdata": st.pgdata, "pid": st.pid}
+    shown = _admin_url_shown(settings, st.url)
+    payload = {"mode": st.mode, "running": st.running, "url": shown, "pgdata": st.pgdata, "pid": st.pid}
+    if st.mode == "external":
+        payload["problem"] = st.problem
+    else:
+        payload["stopped_by_user"] = st.stopped_by_user
     if as_json:
         emit_json(payload)
+    elif st.mode == "external" and not st.running:
+        where = f" at {shown}" if shown else ""
+        out.print(f"external server: unreachable{where} ({st.problem}); check MEDALLION_DATABASE_URL and that "
+                  "the server is up and accepts this login", markup=False, highlight=False, soft_wrap=True)
+    elif st.mode == "embedded" and not st.running:
+        out.print("embedded server: stopped; " + ("it stays stopped until `medallion db start`" if st.stopped_by_user
+                                                  else "the next command starts it (or `medallion db start`)"),
+                  markup=False, highlight=False, soft_wrap=True)
     else:
-        state = "running" if st.running else "stopped"
-        out.print(f"{st.mode} server: {state}" + (f" at {payload['url']}" if payload["url"] else ""))
+        out.print(f"{st.mode} server: running" + (f" at {shown}" if shown else ""), markup=False, highlight=False,
+                  soft_wrap=True)
+    if not st.running and st.mode == "external":
+        raise typer.Exit(1)
 
 
 @db_app.command("url")
@@ -93,7 +112,12 @@ def db_url(as_json: JsonOpt = False) -> None:
     settings = load_settings()
     if settings.token:
         refuse("`db url` prints the administrative login and is for the local admin only: unset MEDALLION_TOKEN")
-    url = ensure_ready(settings)
+    try:
+        url = ensure_ready(settings)
+    except (embedded.ServerStopped, embedded.UnsafeRuntimeDir, MigrationChecksumError) as exc:
+        fail(str(exc))
+    except psycopg.OperationalError as exc:  # LoginFailed, DatabaseNotReady: one sentence, the password masked
+        fail(first_line(exc))
     if as_json:
         emit_json({"url": url})
     else:

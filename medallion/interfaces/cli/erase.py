@@ -1,4 +1,8 @@
-"""The ``medallion erase`` commands: an erasure is requested, then another admin approves it."""
+"""The ``medallion erase`` commands: an erasure is requested, then another admin approves it.
+
+A request names one event (by id or by its key), every event of one actor in a namespace
+(``--actor``), or every event of a namespace (``--all-events``); either way it is one request and
+one approval, which leaves a tombstone per event and re-derives the namespace from what remains."""
 
 from __future__ import annotations
 
@@ -6,12 +10,14 @@ from typing import Annotated, Any
 
 import psycopg
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from medallion.bronze import erasure
 from medallion.interfaces.cli.common import (
     JsonOpt,
     acting_capability,
+    checked_namespace,
     connect_or_fail,
     emit_json,
     erase_app,
@@ -22,6 +28,7 @@ from medallion.interfaces.cli.common import (
     principal_of,
     refuse,
     require_admin,
+    tool_session,
 )
 from medallion.serve import capabilities
 from medallion.settings import Settings
@@ -42,37 +49,92 @@ def _erasure_door(settings: Settings) -> tuple[psycopg.Connection, dict[str, Any
 @erase_app.command("request")
 def erase_request(
     event_id: Annotated[int | None, typer.Argument(help="The Bronze event id.")] = None,
-    reason: Annotated[str, typer.Option("--reason", help="Why the event must go.")] = "",
-    namespace: Annotated[str | None, typer.Option("--namespace", "-n")] = None,
+    reason: Annotated[str, typer.Option("--reason", help="Why the events must go.")] = "",
+    namespace: Annotated[str | None, typer.Option("--namespace", "-n", callback=checked_namespace)] = None,
     source: Annotated[str | None, typer.Option("--source")] = None,
     source_event_id: Annotated[str | None, typer.Option("--source-event-id")] = None,
+    actor: Annotated[str | None, typer.Option(
+        "--actor", help="Every event of this actor in the namespace (-n), e.g. user:alice.")] = None,
+    all_events: Annotated[bool, typer.Option(
+        "--all-events", help="Every event of the namespace (-n).")] = False,
+    fact: Annotated[str | None, typer.Option(
+        "--fact", help="The event that stated this fact (a fact id, or a unique prefix of 6+ characters).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Request the erasure of one event (by id, or by namespace/source/source-event-id); needs admin there."""
+    """Request an erasure: one event (by id, by a fact it stated with --fact, or -n/--source/--source-event-id),
+    every event of an actor (-n NS --actor A) or of a namespace (-n NS --all-events); needs admin in the
+    namespace."""
     settings = load_settings()
     if not reason.strip():
         fail("give a --reason for the erasure")
+    if fact is not None:
+        if event_id is not None or source or source_event_id or actor is not None or all_events:
+            fail("--fact names the event to erase by a fact it stated: give no other event or scope with it")
+        with tool_session() as tools:
+            result = tools.request_erasure(fact_id=fact, reason=reason)
+        if as_json:
+            emit_json(result)
+            return
+        out.print(f"erasure request {result['request_id']} filed for event {result['event_id']} "
+                  f"({result['namespace']}), which stated {len(result['facts'])} fact(s); {result['next']}",
+                  markup=False)
+        return
+    scoped = actor is not None or all_events
+    if scoped and (event_id is not None or source or source_event_id):
+        fail("name one event (an id, or --source and --source-event-id) or a scope (--actor or --all-events), "
+             "not both")
+    if actor is not None and all_events:
+        fail("--actor erases one actor's events and --all-events the whole namespace's: give one of them")
+    if scoped and not namespace:
+        fail("an erasure of " + ("an actor's events" if actor is not None else "every event") +
+             " needs the namespace: add -n NAMESPACE")
     conn, who = _erasure_door(settings)
     cap = acting_capability(settings, conn)
+    if scoped:
+        assert namespace is not None
+        try:
+            request_id = erasure.request_scope(conn, namespace, reason, actor=actor, **who)
+        except erasure.ErasureError as exc:
+            fail(str(exc), 2 if exc.denied else 1)
+        _report_request(request_id, principal_of(cap), as_json, namespace=namespace, actor=actor,
+                        events=_requested_events(conn, request_id))
+        return
     if event_id is None:
         if not (namespace and source and source_event_id):
-            fail("name the event by id or by --namespace, --source and --source-event-id")
+            fail("name the event by id or by --namespace, --source and --source-event-id, or a scope with "
+                 "-n and --actor or --all-events")
         if cap is not None and not cap.allows("admin", namespace):
             refuse("no such event this capability may erase (erasure needs admin in the event's namespace)")
         event_id = erasure.find_event(conn, namespace, source, source_event_id)
         if event_id is None:
-            fail("no such event")
+            fail(f"no event {source}/{source_event_id} in namespace {namespace} (it may have been erased); "
+                 "`medallion export -n NAMESPACE` lists what is there")
     try:
         request_id = erasure.request_erasure(conn, event_id, reason, **who)
     except erasure.ErasureError as exc:
         fail(str(exc), 2 if exc.denied else 1)
-    requester = principal_of(cap)
+    _report_request(request_id, principal_of(cap), as_json, event_id=event_id)
+
+
+def _requested_events(conn: psycopg.Connection, request_id: int) -> int:
+    row = conn.execute("SELECT events_requested FROM bronze.erasure_scopes WHERE request_id = %s",
+                       (request_id,)).fetchone()
+    return int(row[0]) if row else 1
+
+
+def _report_request(request_id: int, requester: str, as_json: bool, *, event_id: int | None = None,
+                    namespace: str | None = None, actor: str | None = None, events: int = 1) -> None:
+    scope = "event" if event_id is not None else ("actor" if actor is not None else "namespace")
     if as_json:
-        emit_json({"request_id": request_id, "event_id": event_id, "requested_by": requester, "status": "pending"})
-    else:
-        out.print(f"Erasure request {request_id} for event {event_id} filed by {requester}; "
-                  "another admin must approve it with their own token: `MEDALLION_TOKEN=... medallion erase "
-                  f"approve {request_id}`.")
+        emit_json({"request_id": request_id, "scope": scope, "event_id": event_id, "namespace": namespace,
+                   "actor": actor, "events": events, "requested_by": requester, "status": "pending"})
+        return
+    what = (f"event {event_id}" if event_id is not None else
+            f"the {events} event(s) of {actor} in {namespace}" if actor is not None else
+            f"all {events} event(s) of namespace {namespace}")
+    out.print(f"Erasure request {request_id} for {what} filed by {requester}; another admin must approve it with "
+              f"their own token: `MEDALLION_TOKEN=... medallion erase approve {request_id}`.",
+              markup=False, highlight=False)
 
 
 @erase_app.command("approve")
@@ -80,26 +142,33 @@ def erase_approve(
     request_id: Annotated[int, typer.Argument(help="The erasure request id.")],
     as_json: JsonOpt = False,
 ) -> None:
-    """Approve (and execute) an erasure request; the approver is another admin, identified by their token."""
+    """Approve (and execute) an erasure request; the approver is another admin, identified by their token.
+
+    Each erased event leaves a tombstone; the namespace is then re-derived from the events that remain."""
     settings = load_settings()
     conn, who = _erasure_door(settings)
     approver = principal_of(acting_capability(settings, conn))
     try:
-        event_id = erasure.approve_erasure(conn, request_id, **who)
+        with err.status(f"erasing what request {request_id} covers…"):
+            done = erasure.approve(conn, request_id, **who)
     except erasure.ErasureError as exc:
         fail(str(exc), 2 if exc.denied else 1)
-    namespace = erasure.erased_namespace(conn, event_id)
-    if namespace is None:
-        fail(f"event {event_id} was approved for erasure but has no tombstone; run `medallion audit`")
     engine = connect_or_fail(settings)
-    with err.status(f"re-deriving namespace {namespace} without the erased event…"):
-        report = derive(engine, settings, namespaces=[namespace])
+    with Progress(TextColumn(f"re-deriving {done.namespace}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err, transient=True, disable=as_json) as bar:
+        task = bar.add_task("derive", total=None)
+        report = derive(engine, settings, namespaces=[done.namespace],
+                        progress=lambda n, total: bar.update(task, completed=n, total=total))
     if as_json:
-        emit_json({"request_id": request_id, "event_id": event_id, "approved_by": approver, "status": "executed",
-                   "rederived": {"namespace": namespace, "events": report.events, "facts": report.facts}})
-    else:
-        out.print(f"Event {event_id} erased (tombstone kept); approved by {approver}; namespace {namespace} "
-                  f"re-derived ({report.events} events, {report.facts} facts).")
+        emit_json({"request_id": request_id, "event_id": done.event_id, "actor": done.actor,
+                   "namespace": done.namespace, "erased": done.erased, "approved_by": approver, "status": "executed",
+                   "rederived": {"namespace": done.namespace, "events": report.events, "facts": report.facts}})
+        return
+    what = (f"Event {done.event_id} erased (tombstone kept)" if done.event_id is not None else
+            f"{done.erased} event(s) of {done.actor} erased (a tombstone for each)" if done.actor is not None else
+            f"{done.erased} event(s) of namespace {done.namespace} erased (a tombstone for each)")
+    out.print(f"{what}; approved by {approver}; namespace {done.namespace} re-derived "
+              f"({report.events} events, {report.facts} facts).", markup=False, highlight=False)
 
 
 @erase_app.command("list")
@@ -116,8 +185,12 @@ def erase_list(
     if as_json:
         emit_json(rows)
         return
-    table = Table("id", "event", "namespace", "status", "requested by", "approved by", "reason")
+    if not rows:
+        out.print("erasure requests: none" + (f" with status {status}." if status else "."))
+        return
+    table = Table("id", "erases", "events", "namespace", "status", "requested by", "approved by", "reason")
     for r in rows:
-        table.add_row(str(r["request_id"]), str(r["event_id"]), r["namespace"], r["status"], r["requested_by"],
+        erases = {"event": f"event {r['event_id']}", "actor": f"actor {r['actor']}"}.get(r["scope"], "every event")
+        table.add_row(str(r["request_id"]), erases, str(r["events"]), r["namespace"], r["status"], r["requested_by"],
                       r["approved_by"] or "", r["reason"])
     out.print(table)

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from rich.table import Table
 
 from medallion.interfaces.cli.common import (
+    AS_OF_HELP,
     JsonOpt,
     NamespaceOpt,
     app,
+    checked_namespace,
     emit_json,
     fact_rows,
     iso_option,
@@ -53,7 +56,7 @@ def list_cmd(
 def read_cmd(
     fact_id: Annotated[str | None, typer.Argument(help="A fact id (or use --path for a document).")] = None,
     path: Annotated[str | None, typer.Option("--path", help="A document path (needs -n).")] = None,
-    namespace: Annotated[str | None, typer.Option("--namespace", "-n")] = None,
+    namespace: Annotated[str | None, typer.Option("--namespace", "-n", callback=checked_namespace)] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """One fact with its provenance and overlays, or a document's current version."""
@@ -68,9 +71,21 @@ def read_cmd(
             continue
         out.print(f"{row['statement']}  [{row['predicate']}, authority {row['authority']}, "
                   f"valid {(row['valid_from'] or '')[:10]} → {(row['valid_to'] or 'now')[:10]}]", markup=False)
-        out.print(f"  provenance: {row['provenance']}", markup=False)
+        out.print(_provenance_table(row.get("provenance") or {}))
         for overlay in row.get("overlays", []):
             out.print(f"  overlay {overlay['overlay_id']}: {overlay['action']} by {overlay['author']}", markup=False)
+
+
+PROVENANCE_LABELS = {"bronze_event_id": "Bronze event", "namespace": "namespace", "source": "source",
+                     "source_event_id": "source event id", "provenance_root": "provenance root"}
+
+
+def _provenance_table(provenance: dict[str, Any]) -> Table:
+    """Where a fact came from, one row per field: the Bronze event, its source and its root."""
+    table = Table("provenance", "", show_header=False, box=None, padding=(0, 2, 0, 2))
+    for key, value in provenance.items():
+        table.add_row(PROVENANCE_LABELS.get(key, key.replace("_", " ")), "" if value is None else str(value))
+    return table
 
 
 @app.command("search")
@@ -78,7 +93,8 @@ def search_cmd(
     query: str,
     namespace: NamespaceOpt,
     k: Annotated[int, typer.Option("-k", min=1, max=200, help="How many results.")] = 10,
-    as_of: Annotated[str | None, typer.Option("--as-of", help="ISO 8601: what was believed then about then.")] = None,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="What was believed then about then: " + AS_OF_HELP + ".")]
+    = None,
     subject: Annotated[str | None, typer.Option("--subject")] = None,
     predicate: Annotated[str | None, typer.Option("--predicate")] = None,
     min_authority: Annotated[int | None, typer.Option("--min-authority", min=1, max=5)] = None,
@@ -90,7 +106,7 @@ def search_cmd(
     """Hybrid search (vector + full text, fused) over facts and chunks, verified against the ledger.
 
     Each result is a different source event; its other facts and its chunk are under same_event."""
-    when = iso_option(as_of, "--as-of")
+    when = iso_option(as_of, "--as-of", date_is_utc_midnight=True)
     with tool_session() as tools:
         rows = tools.search(query, namespace=namespace, k=k, as_of=when, subject=subject, predicate=predicate,
                             min_authority=min_authority, include_superseded=include_superseded,
@@ -119,12 +135,14 @@ def follow_cmd(
     entity: Annotated[str, typer.Argument(help="The entity to start from (name or alias).")],
     predicates: Annotated[list[str], typer.Argument(help="The predicates to follow, in order (e.g. works_at).")],
     namespace: NamespaceOpt,
-    as_of: Annotated[str | None, typer.Option("--as-of", help="ISO 8601: follow what was believed then.")] = None,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="Follow what was believed then: " + AS_OF_HELP + ".")]
+    = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Follow a chain of predicates from an entity over current facts: each hop's facts, then the values."""
     with tool_session() as tools:
-        walked = tools.follow(entity, predicates, namespace=namespace, as_of=iso_option(as_of, "--as-of"))
+        walked = tools.follow(entity, predicates, namespace=namespace,
+                              as_of=iso_option(as_of, "--as-of", date_is_utc_midnight=True))
     if as_json:
         emit_json(walked)
         return
@@ -169,5 +187,8 @@ def remember_cmd(
                                 source_event_id=source_event_id, actor=actor, derive_now=not no_derive)
     if as_json:
         emit_json(result)
-    else:
-        out.print(f"{result['status']}: event {result['event_id']} ({result['source']}/{result['source_event_id']})")
+        return
+    out.print(f"{result['status']}: event {result['event_id']} ({result['source']}/{result['source_event_id']})")
+    for outcome, facts in (result.get("beliefs") or {}).items():
+        for fact in facts:
+            out.print(f"  {outcome}: {fact.get('statement')}  [{(fact.get('fact_id') or '')[:12]}]", markup=False)

@@ -1,8 +1,9 @@
 """The ``openai`` distiller (S1) and judge (S3) over any OpenAI-compatible endpoint.
 
 Both ask for structured output against the JSON schema of their model card (``models/distill.yaml``,
-``models/judge.yaml``; 4.1) through :class:`~medallion.silver.llm.LLMClient`, which retries
-429/5xx/timeouts with backoff and repairs one malformed answer. When that is not enough they raise
+``models/judge.yaml``; 4.1) through :class:`~medallion.silver.llm.LLMClient`, which negotiates the
+structured-output mode the endpoint takes, retries 429/5xx/timeouts with backoff and repairs one
+malformed answer. When that is not enough they raise
 :class:`DistillError` with a one-sentence reason, and the caller parks the event (R4).
 
 The distiller emits the same shape as the heuristic: the model names a predicate (a curated name or a
@@ -318,6 +319,7 @@ class OpenAIDistiller:
     ):
         self.settings = settings
         self.client = client or LLMClient(settings, load_card("distill"), sleep=sleep)
+        self.model = self.client.model  # what telemetry records the calls under
         self.card = self.client.card
         self.schema: dict[str, Any] = self.card["output_schema"]
         self.vocabulary = list(predicates())
@@ -437,19 +439,33 @@ class OpenAIJudge:
     ):
         self.settings = settings
         self.client = client or LLMClient(settings, load_card("judge"), sleep=sleep)
+        self.model = self.client.model  # what telemetry records the calls under
         self.card = self.client.card
         self.schema: dict[str, Any] = self.card["output_schema"]
         self.system = load_prompt(self.card)
         self.last_usage: Usage | None = None
+        self._unrecorded: list[tuple[Usage, str | None]] = []
+
+    def take_usages(self) -> list[tuple[Usage, str | None]]:
+        """The usage of every request made since the last take, each with its failure reason (None when
+        it answered), for telemetry: one event's candidates may each ask the judge."""
+        taken, self._unrecorded = self._unrecorded, []
+        return taken
 
     def judge(self, candidate: FactCandidate, neighbours: list[Neighbour]) -> Judgement:
         """Classify ``candidate`` against ``neighbours``; raises :class:`DistillError` like the distiller."""
         self.last_usage = None
         if not neighbours:
             return Judgement("add", None, "no neighbour says this")
-        answer, self.last_usage = self.client.complete_json(
-            self.system, judge_user_message(candidate, neighbours), self.schema, JUDGE_SCHEMA_NAME
-        )
+        try:
+            answer, self.last_usage = self.client.complete_json(
+                self.system, judge_user_message(candidate, neighbours), self.schema, JUDGE_SCHEMA_NAME
+            )
+        except DistillError as exc:
+            if exc.usage is not None:
+                self._unrecorded.append((exc.usage, exc.reason))
+            raise
+        self._unrecorded.append((self.last_usage, None))
         decision = answer.get("decision")
         target = answer.get("target_fact_id")
         reason = _naming_slot(" ".join(str(answer.get("reason") or "").split()) or "no reason given", candidate)

@@ -1,0 +1,120 @@
+"""Progress of the Silver derivation: events derived / total, a rate and an ETA, in Dagster's log and
+in ``medallion materialize``.
+
+Each ``derive_group`` step passes a :class:`ProgressLog` to the engine's ``derive(progress=...)``; it
+writes one line to the run's log every few seconds (``derive progress: 1024/20000 events ...``). The
+run's log lives in the Dagster instance, which every step process writes to (under the multiprocess
+executor too), so the CLI follows a run by reading it back: :class:`ProgressWatch` polls the runs of
+one materialize and sums the newest line of each step.
+"""
+
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import dagster as dg
+
+PREFIX = "derive progress:"
+_LINE = re.compile(rf"^{re.escape(PREFIX)} (\d+)/(\d+) events derived \((\d+(?:\.\d+)?)/s")
+
+
+def clock(seconds: float) -> str:
+    """``h:mm:ss`` (or ``m:ss`` under an hour)."""
+    seconds = max(0, round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def describe(done: int, total: int, rate: float) -> str:
+    """``done/total events derived (rate/s, ETA h:mm:ss)``: the same words in the log and the CLI."""
+    eta = "0:00" if total <= done else (clock((total - done) / rate) if rate > 0 else "?")
+    return f"{done}/{total} events derived ({rate:.1f}/s, ETA {eta})"
+
+
+@dataclass
+class Throughput:
+    """Events per second derived since ``started`` (when the derivation began)."""
+
+    started: float = field(default_factory=time.monotonic)
+
+    def rate(self, done: int, now: float | None = None) -> float:
+        elapsed = (time.monotonic() if now is None else now) - self.started
+        return done / elapsed if elapsed > 0 else 0.0
+
+
+def parse(message: str) -> tuple[int, int, float] | None:
+    """``(done, total, rate)`` from a progress line of the run's log, else None."""
+    match = _LINE.match(message or "")
+    return (int(match.group(1)), int(match.group(2)), float(match.group(3))) if match else None
+
+
+class ProgressLog:
+    """The ``progress(done, total)`` callback of one derive step: a log line at most every ``every``
+    seconds, and always the last one."""
+
+    def __init__(self, log: Any, label: str, every: float = 5.0) -> None:
+        self.log, self.label, self.every = log, label, every
+        self.throughput = Throughput()
+        self.last = float("-inf")
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - self.last < self.every:
+            return
+        self.last = now
+        self.log.info(f"{PREFIX} {describe(done, total, self.throughput.rate(done, now))} in {self.label}")
+
+
+class ProgressWatch:
+    """Follow the derive steps of every run tagged ``tag`` (key, value) in ``instance``: calls
+    ``callback(done, total, rate)`` whenever their sum changes, from a background thread, every
+    ``interval`` seconds while the ``with`` block runs, and once more at its end. The rate is the sum
+    of the rates of the steps still deriving (they run side by side)."""
+
+    def __init__(self, instance: dg.DagsterInstance, tag: tuple[str, str],
+                 callback: Callable[[int, int, float], None], interval: float = 1.0) -> None:
+        self.instance, self.tag, self.callback, self.interval = instance, tag, callback, interval
+        self.latest: dict[tuple[str, str], tuple[int, int, float]] = {}  # (run, step) -> newest line
+        self.reported: tuple[int, int] | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="derive-progress", daemon=True)
+
+    def poll(self) -> tuple[int, int, float] | None:
+        """Read the runs' logs; the summed progress of their derive steps, None before the first line."""
+        for record in self.instance.get_run_records(filters=dg.RunsFilter(tags={self.tag[0]: self.tag[1]})):
+            run_id = record.dagster_run.run_id
+            for entry in self.instance.all_logs(run_id):
+                seen = None if entry.is_dagster_event else parse(entry.user_message)
+                if seen is not None:
+                    self.latest[(run_id, entry.step_key or "")] = seen
+        if not self.latest:
+            return None
+        lines = list(self.latest.values())
+        deriving = [line for line in lines if line[0] < line[1]] or lines  # when all are done: their pace
+        return sum(d for d, _, _ in lines), sum(t for _, t, _ in lines), sum(r for _, _, r in deriving)
+
+    def _report(self) -> None:
+        seen = self.poll()
+        if seen is not None and seen[:2] != self.reported:
+            self.reported = seen[:2]
+            self.callback(*seen)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self._report()
+            except Exception:  # noqa: BLE001, S112 - a log being written may not read back yet; next poll
+                continue
+
+    def __enter__(self) -> "ProgressWatch":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._report()

@@ -1,0 +1,278 @@
+"""The write verbs of the Gold tools: remember, overlay (and its approvals), and asking to erase.
+
+Every write goes to Bronze through the event contract on the session's engine login, capped by the
+capability's maximum authority; the derivation then runs for the namespace, so a writer is answered
+with what the memory now believes. Nothing here deletes: retracting an overlay, overwriting a
+person's overlay and erasing an event are requests that another person approves (G7).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import psycopg
+
+from medallion.bronze import erasure
+from medallion.bronze.contract import OverlayPayload, TextQuoteSelector
+from medallion.bronze.ingest import ingest_events
+from medallion.serve import beliefs, capabilities, ids, served
+from medallion.serve.session import Denied, Session, ToolError, checked_at_the_door
+from medallion.silver import overlays
+from medallion.silver.derive import derive
+
+
+class Writes(Session):
+    """The write verbs; :class:`~medallion.serve.tools.Tools` adds the reads."""
+
+    @checked_at_the_door
+    def remember(self, *, namespace: str, content: str, kind: str = "note", source: str | None = None,
+                 source_event_id: str | None = None, actor: str | None = None, authority: int | None = None,
+                 occurred_at: str | None = None, provenance_root: str | None = None,
+                 metadata: dict[str, Any] | None = None, derive_now: bool = True) -> dict[str, Any]:
+        """Write one event to Bronze through the B2 contract, then derive it (unless ``derive_now`` is False).
+
+        The answer carries the event's key and, once derived, ``beliefs``: the facts the event added,
+        those it superseded or put in dispute, what it repeated of what was already known
+        (``skipped``) and what went to working memory (see ``serve/beliefs.py``). Writing the same
+        event again answers with the same beliefs.
+        """
+        def run() -> dict[str, Any]:
+            cap = self.authorize("remember", namespace)
+            if kind == "overlay":
+                raise ToolError("overlays are written with the overlay tool, which anchors them and asks for approval")
+            src = source or self.origin
+            seid = source_event_id or hashlib.sha256(f"{kind}\n{content}".encode()).hexdigest()[:32]
+            event = {
+                "namespace": namespace, "source": src, "source_event_id": seid, "kind": kind, "content": content,
+                "provenance_root": provenance_root or f"{src}://{seid}", "actor": actor or self.author(cap),
+                "occurred_at": occurred_at or datetime.now(UTC).isoformat(), "metadata": metadata or {},
+            }
+            if authority is not None:
+                event["authority"] = authority
+            result = ingest_events(self.engine, [event], origin=self.origin,
+                                   max_content_bytes=self.settings.max_content_bytes,
+                                   max_authority=cap.max_authority if cap else None,
+                                   allowed_namespaces=cap.namespaces if cap and "*" not in cap.namespaces else None)
+            outcome = _single_outcome(result)
+            if outcome["status"] == "inserted" and derive_now:
+                derive(self.engine, self.settings, namespaces=[namespace])
+            written = {**outcome, "namespace": namespace, "source": src, "source_event_id": seid}
+            if derive_now and outcome.get("event_id") is not None:
+                written["beliefs"] = self._beliefs(namespace, outcome["event_id"], cap)
+            return written
+        return self.call("remember", namespace, None, run,
+                         logged=lambda r: [r, *(r.get("beliefs") or {}).get("added", [])])
+
+    def _beliefs(self, namespace: str, event_id: int, cap: capabilities.Capability | None) -> dict[str, Any]:
+        """What the derivation made of one event; why not, when it parked the event."""
+        with self.scope([namespace]) as conn:
+            found: dict[str, Any] = beliefs.of_event(self.engine, conn, namespace, event_id,
+                                                     may_read=cap is None or cap.allows("read", namespace))
+        parked = self.engine.execute("SELECT step, reason FROM silver.derivation_failures WHERE bronze_event_id = %s "
+                                     "ORDER BY last_attempt_at DESC LIMIT 1", (event_id,)).fetchone()
+        if parked:
+            found["not_derived"] = f"the {parked[0]} step failed ({parked[1]}); the next derivation retries it"
+        return found
+
+    @checked_at_the_door
+    def overlay(self, fact_id: str, action: str, *, quote: str, text: str | None = None, note: str | None = None,
+                prefix: str = "", suffix: str = "", reason: str | None = None) -> dict[str, Any]:
+        """Edit, annotate or redact a span of a fact (G6). Overwriting a person's overlay needs approval.
+
+        ``fact_id`` is the id or any unique prefix of it (``serve/ids.py``).
+        """
+        given = fact_id
+
+        def run() -> dict[str, Any]:
+            namespaces = self.readable("overlay")
+            with self.scope(namespaces) as conn:
+                fact_id = ids.resolve_fact(conn, given, where="in the namespaces this caller can overlay")
+                row = conn.execute("SELECT namespace, statement, bronze_event_id, subject_id, predicate FROM "
+                                   "silver.facts WHERE fact_id = %s", (fact_id,)).fetchone()
+                namespace, statement, event_id, subject_id, pred = row
+                existing = conn.execute(
+                    "SELECT bronze_event_id, span_start, span_end FROM silver.overlays WHERE fact_id = %s AND status "
+                    "IN ('anchored', 'reanchored') AND action <> 'annotate'", (fact_id,)).fetchall()
+            cap = self.authorize("overlay", namespace)
+            try:
+                payload = OverlayPayload(fact_id=fact_id, action=action,  # type: ignore[arg-type]
+                                         selector=TextQuoteSelector(exact=quote, prefix=prefix, suffix=suffix),
+                                         text=text, note=note)
+            except ValueError as exc:
+                raise ToolError(f"invalid overlay: {str(exc).splitlines()[-1]}") from None
+            span = overlays.locate(statement, quote, prefix, suffix)
+            if span is None:
+                raise ToolError(f"the quote {quote!r} is not in fact {fact_id}'s statement")
+            hint = {"anchor": {"bronze_event_id": event_id, "subject_id": subject_id, "predicate": pred}}
+            clash = [e for e, s, t in existing if action != "annotate" and s is not None and s < span[1]
+                     and span[0] < t]
+            if clash:
+                approval_id = self.engine.execute(
+                    "INSERT INTO gold.approvals (kind, namespace, fact_id, overlay_event_id, proposal, reason, "
+                    "requested_by) VALUES ('overlay_overwrite', %s, %s, %s, %s, %s, %s) RETURNING approval_id",
+                    (namespace, fact_id, clash[-1], json.dumps({"payload": payload.model_dump(), "metadata": hint}),
+                     reason, self.author(cap))).fetchone()[0]
+                return {"status": "pending_approval", "approval_id": approval_id, "fact_id": fact_id,
+                        "namespace": namespace,
+                        "reason": "this span already carries a person's overlay; another person must approve"}
+            return self._write_overlay(namespace, payload, hint, cap)
+        return self.call("overlay", None, given, run)
+
+    def _write_overlay(self, namespace: str, payload: OverlayPayload, metadata: dict[str, Any],
+                       cap: capabilities.Capability | None, approval_id: int | None = None) -> dict[str, Any]:
+        """Land an overlay event (authored by the caller's verified principal) and derive its namespace.
+
+        With ``approval_id`` the event carries out that approval: the event and the decision, taken
+        by ``gold.approve_overlay`` from the caller's token (or the administrative login for the local
+        admin), commit together or not at all.
+        """
+        author = self.author(cap)
+        if approval_id is not None:
+            metadata = {**metadata, "approval_id": approval_id}
+        content = payload.model_dump_json()
+        seid = hashlib.sha256(f"{author}\n{content}\n{json.dumps(metadata, sort_keys=True)}".encode()).hexdigest()[:32]
+        actor = author if ":" in author else f"user:{author}"
+        event = {"namespace": namespace, "source": "overlay", "source_event_id": seid, "kind": "overlay",
+                 "content": content, "provenance_root": f"overlay://{payload.fact_id}", "actor": actor,
+                 "occurred_at": datetime.now(UTC).isoformat(), "metadata": metadata}
+        conn = self.engine if approval_id is None or cap is not None else self.admin_login()
+        with conn.transaction():
+            result = ingest_events(conn, [event], origin=self.origin,
+                                   max_authority=cap.max_authority if cap else None,
+                                   allowed_namespaces=cap.namespaces if cap and "*" not in cap.namespaces else None)
+            outcome = _single_outcome(result)
+            if approval_id is not None:
+                if outcome["status"] != "inserted":
+                    raise ToolError(f"approval request {approval_id} was already carried out by an earlier event")
+                try:
+                    conn.execute("SELECT gold.approve_overlay(%s, %s, %s, %s)",
+                                 (approval_id, outcome.get("event_id"), self.token if cap else None,
+                                  None if cap else author))
+                except psycopg.errors.InsufficientPrivilege as exc:
+                    raise Denied(_db_message(exc)) from None
+                except psycopg.Error as exc:
+                    raise ToolError(_db_message(exc)) from None
+        if outcome["status"] in ("inserted", "duplicate"):
+            derive(self.engine, self.settings, namespaces=[namespace])
+            anchored = self.engine.execute(
+                "SELECT status, fact_id FROM silver.overlays WHERE bronze_event_id = %s", (outcome.get("event_id"),)
+            ).fetchone() if outcome.get("event_id") else None
+            if anchored:
+                outcome["anchor_status"], outcome["anchored_fact_id"] = anchored
+        return {**outcome, "fact_id": payload.fact_id, "namespace": namespace, "action": payload.action}
+
+    @checked_at_the_door
+    def retract(self, overlay_id: int, *, reason: str) -> dict[str, Any]:
+        """Ask to delete a person's overlay (G7): a request another admin approves, never immediate."""
+        def run() -> dict[str, Any]:
+            namespaces = self.readable("overlay")
+            with self.scope(namespaces) as conn:
+                row = conn.execute(
+                    "SELECT namespace, fact_id, target_fact_id, exact, prefix, suffix FROM silver.overlays "
+                    "WHERE bronze_event_id = %s AND status IN ('anchored', 'reanchored', 'unanchored')",
+                    (overlay_id,)).fetchone()
+            if row is None:
+                raise ToolError(f"no active overlay {overlay_id} this caller can retract")
+            namespace, fact_id, target, exact, prefix, suffix = row
+            cap = self.authorize("overlay", namespace)
+            payload = OverlayPayload(fact_id=fact_id or target, action="annotate",
+                                     selector=TextQuoteSelector(exact=exact, prefix=prefix, suffix=suffix),
+                                     note=f"Retracts overlay {overlay_id}: {reason}")
+            approval_id = self.engine.execute(
+                "INSERT INTO gold.approvals (kind, namespace, fact_id, overlay_event_id, proposal, reason, "
+                "requested_by) VALUES ('overlay_retract', %s, %s, %s, %s, %s, %s) RETURNING approval_id",
+                (namespace, fact_id or target, overlay_id,
+                 json.dumps({"payload": payload.model_dump(), "metadata": {}}), reason, self.author(cap)),
+            ).fetchone()[0]
+            return {"status": "pending_approval", "approval_id": approval_id, "overlay_id": overlay_id,
+                    "namespace": namespace, "reason": "retracting a person's overlay needs another person's approval"}
+        return self.call("retract", None, str(overlay_id), run)
+
+    @checked_at_the_door
+    def approve(self, approval_id: int) -> dict[str, Any]:
+        """Approve a pending overlay overwrite (G7): needs ``admin`` and a different principal."""
+        def run() -> dict[str, Any]:
+            cap = self.check_token()
+            if cap is not None and "admin" not in cap.verbs:
+                raise Denied("approving needs the admin capability")
+            row = self.engine.execute(
+                "SELECT namespace, proposal, overlay_event_id, requested_by, status, kind FROM gold.approvals "
+                "WHERE approval_id = %s", (approval_id,)).fetchone()
+            if row is None or (cap is not None and not cap.allows("admin", row[0])):
+                raise ToolError(f"no approval request {approval_id} this caller can decide")
+            namespace, proposal, replaced, requested_by, status, kind = row
+            if status != "pending":
+                raise ToolError(f"approval request {approval_id} is already {status}")
+            if requested_by == self.author(cap):
+                raise Denied("the person who asked cannot approve their own request; another admin must")
+            payload = OverlayPayload.model_validate(proposal["payload"])
+            link = "retracts" if kind == "overlay_retract" else "replaces"
+            written = self._write_overlay(namespace, payload, {**proposal["metadata"], link: replaced}, cap,
+                                          approval_id=approval_id)
+            return {**written, "approval_id": approval_id, "status": "approved"}
+        return self.call("approve", None, str(approval_id), run)
+
+    @checked_at_the_door
+    def request_erasure(self, *, reason: str, event_id: int | None = None,
+                        fact_id: str | None = None) -> dict[str, Any]:
+        """Ask for an event to be erased (B7): a request that a different person with ``admin`` approves.
+
+        The target is an event id, or a fact id (or a unique prefix of one), which stands for the
+        event that stated it. Nothing is deleted here: the request is filed through
+        ``bronze.request_erasure``, which verifies the requester inside the database (``admin`` in the
+        event's namespace); the approval (``medallion erase approve``) deletes the event, keeps a
+        tombstone and re-derives the namespace. The answer lists the facts the event stated, which go
+        with it.
+        """
+        def run() -> dict[str, Any]:
+            if (event_id is None) == (fact_id is None):
+                raise ToolError("name what to erase: an event_id, or a fact_id (its event is erased)")
+            if not reason or not reason.strip():
+                raise ToolError("give a reason for the erasure; the person who approves it reads it")
+            cap = self.check_token()
+            where = "in the namespaces where this caller may ask for an erasure"
+            scope = self.readable("admin")
+            with self.scope(scope) as conn:
+                target = event_id
+                if fact_id is not None:
+                    full = ids.resolve_fact(conn, fact_id, where=where)
+                    target = conn.execute("SELECT bronze_event_id FROM silver.facts WHERE fact_id = %s",
+                                          (full,)).fetchone()[0]
+                row = conn.execute("SELECT namespace FROM gold.event_provenance WHERE event_id = %s",
+                                   (target,)).fetchone()
+                if row is None:
+                    raise ToolError(f"no event {target} {where}")
+                namespace = row[0]
+                stated = [beliefs.brief(f) for f in served.served_facts(
+                    conn, "f.bronze_event_id = %(event)s", {"event": target})]
+            self.authorize("admin", namespace)
+            conn_for, who = ((self.engine, {"token": self.token}) if cap is not None else
+                             (self.admin_login(), {"token": None, "local_name": self.author(None)}))
+            try:
+                request_id = erasure.request_erasure(conn_for, int(target), reason.strip(), **who)
+            except erasure.ErasureError as exc:
+                raise (Denied if exc.denied else ToolError)(str(exc)) from None
+            return {"status": "pending_approval", "request_id": request_id, "event_id": target,
+                    "namespace": namespace, "requested_by": self.author(cap), "facts": stated,
+                    "next": f"nothing is erased until a different person with the admin right approves request "
+                            f"{request_id} (medallion erase approve {request_id})"}
+        return self.call("request_erasure", None, fact_id or (str(event_id) if event_id is not None else None), run,
+                         logged=lambda r: r["facts"])
+
+
+def _db_message(exc: psycopg.Error) -> str:
+    """The database's one-sentence message of an error raised by one of the project's functions."""
+    diag = getattr(exc, "diag", None)
+    primary = diag.message_primary if diag is not None else None
+    return primary or str(exc).splitlines()[0]
+
+
+def _single_outcome(result: Any) -> dict[str, Any]:
+    """The ingest outcome of one event as a small dict; a rejection or conflict is a ToolError."""
+    [status] = result.statuses
+    if status.status in ("rejected", "conflict"):
+        raise ToolError(f"{status.status}: {status.reason or status.code}")
+    return {"status": status.status, "event_id": status.event_id}
