@@ -1,5 +1,6 @@
-"""The ``cli`` fixture of the end-to-end CLI tests: the ``medallion`` app in-process, pointed at the test's
-database, home, inbox and Dagster instance."""
+"""The fixtures of the end-to-end CLI tests: the ``medallion`` app in-process. ``cli`` points it at the
+test's database, home, inbox and Dagster instance; ``run`` at the database and home, with an optional
+token and standard input."""
 
 from __future__ import annotations
 
@@ -25,6 +26,24 @@ def cli(settings: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
         result = CliRunner().invoke(app, list(args))
         if result.exception and not isinstance(result.exception, SystemExit):
             raise result.exception
+        return result.exit_code, result.stdout, result.stderr
+
+    return invoke
+
+
+@pytest.fixture
+def run(settings: Settings, monkeypatch: pytest.MonkeyPatch):
+    """Invoke the CLI in-process against the test database; returns (exit code, stdout, stderr)."""
+    monkeypatch.setenv("MEDALLION_DATABASE_URL", settings.database_url or "")
+    monkeypatch.setenv("MEDALLION_HOME", str(settings.home))
+    monkeypatch.delenv("MEDALLION_TOKEN", raising=False)
+
+    def invoke(*args: str, input: str | None = None, token: str | None = None):
+        if token is None:
+            monkeypatch.delenv("MEDALLION_TOKEN", raising=False)
+        else:
+            monkeypatch.setenv("MEDALLION_TOKEN", token)
+        result = CliRunner().invoke(app, list(args), input=input)
         return result.exit_code, result.stdout, result.stderr
 
     return invoke

@@ -12,24 +12,6 @@ from medallion.interfaces.cli import app
 from medallion.settings import Settings
 
 
-@pytest.fixture
-def run(settings: Settings, monkeypatch: pytest.MonkeyPatch):
-    """Invoke the CLI in-process against the test database; returns (exit code, stdout, stderr)."""
-    monkeypatch.setenv("MEDALLION_DATABASE_URL", settings.database_url or "")
-    monkeypatch.setenv("MEDALLION_HOME", str(settings.home))
-    monkeypatch.delenv("MEDALLION_TOKEN", raising=False)
-
-    def invoke(*args: str, input: str | None = None, token: str | None = None):
-        if token is None:
-            monkeypatch.delenv("MEDALLION_TOKEN", raising=False)
-        else:
-            monkeypatch.setenv("MEDALLION_TOKEN", token)
-        result = CliRunner().invoke(app, list(args), input=input)
-        return result.exit_code, result.stdout, result.stderr
-
-    return invoke
-
-
 def _write(tmp_path: Path, events: list[dict], name: str = "events.jsonl") -> Path:
     path = tmp_path / name
     path.write_text("\n".join(json.dumps(e) for e in events) + "\n")

@@ -29,24 +29,6 @@ from tests.support.cli_events import hr_fact
 SECRET = "hunter2-never-shown"
 
 
-@pytest.fixture
-def run(settings: Settings, monkeypatch: pytest.MonkeyPatch):
-    """Invoke the CLI in-process against the test database; returns (exit code, stdout, stderr)."""
-    monkeypatch.setenv("MEDALLION_DATABASE_URL", settings.database_url or "")
-    monkeypatch.setenv("MEDALLION_HOME", str(settings.home))
-    monkeypatch.delenv("MEDALLION_TOKEN", raising=False)
-
-    def invoke(*args: str, input: str | None = None, token: str | None = None):
-        if token is None:
-            monkeypatch.delenv("MEDALLION_TOKEN", raising=False)
-        else:
-            monkeypatch.setenv("MEDALLION_TOKEN", token)
-        result = CliRunner().invoke(app, list(args), input=input)
-        return result.exit_code, result.stdout, result.stderr
-
-    return invoke
-
-
 def _write(path: Path, events: list[dict]) -> Path:
     path.write_text("".join(json.dumps(e) + "\n" for e in events))
     return path
