@@ -42,14 +42,12 @@ def distill_cached(conn: psycopg.Connection, distiller: Distiller, event: EventI
     """Output is memoised by input hash under the distill fingerprint: the LLM's because it costs
     money, the heuristic's because its dependency parse costs time (a warm rebuild reads both)."""
     key = cache_key(event)
-    row = conn.execute("SELECT output FROM silver.derivation_cache WHERE fingerprint = %s AND input_hash = %s",
-                       (fp, key)).fetchone()
+    memo = _lookup(conn, fp, key)
     metered = distiller.name != "heuristic"  # telemetry counts calls to a model, not the offline rules
-    if row is not None and row[0] is not None:
+    if memo is not None:
         if metered:
-            conn.execute("INSERT INTO telemetry.model_calls (step, provider, model, namespace, cache_hit) "
-                         "VALUES ('distill', %s, '', %s, true)", (distiller.name, event.namespace))
-        return [_candidate_from_json(c) for c in row[0]]
+            _record_hit(conn, "distill", distiller.name, "", event.namespace)
+        return [_candidate_from_json(c) for c in memo]
     started = time.perf_counter()
     if not metered:
         result = distiller.distill(event)
@@ -81,10 +79,25 @@ def _remember(conn: psycopg.Connection, fp: str, key: str, result: list[FactCand
         return
     if "\\u0000" in text:
         return
-    conn.execute(
-        "INSERT INTO silver.derivation_cache (fingerprint, input_hash, output) VALUES (%s, %s, %s) "
-        "ON CONFLICT DO NOTHING", (fp, key, text),
-    )
+    _store(conn, fp, key, text)
+
+
+def _lookup(conn: psycopg.Connection, fp: str, key: str) -> Any:
+    """The memoised output under (fingerprint, input hash), or None."""
+    row = conn.execute("SELECT output FROM silver.derivation_cache WHERE fingerprint = %s AND input_hash = %s",
+                       (fp, key)).fetchone()
+    return row[0] if row is not None else None
+
+
+def _store(conn: psycopg.Connection, fp: str, key: str, text: str) -> None:
+    conn.execute("INSERT INTO silver.derivation_cache (fingerprint, input_hash, output) VALUES (%s, %s, %s) "
+                 "ON CONFLICT DO NOTHING", (fp, key, text))
+
+
+def _record_hit(conn: psycopg.Connection, step: str, provider: str, model: str, namespace: str | None) -> None:
+    """A memo hit in telemetry: no tokens, no latency, ``cache_hit`` true."""
+    conn.execute("INSERT INTO telemetry.model_calls (step, provider, model, namespace, cache_hit) "
+                 "VALUES (%s, %s, %s, %s, true)", (step, provider, model, namespace))
 
 
 def _candidate_to_json(c: FactCandidate) -> dict[str, Any]:
@@ -119,18 +132,14 @@ class MemoJudge:
         if not neighbours:  # answered without a request
             return self.inner.judge(candidate, neighbours)
         key = judge_key(candidate, neighbours)
-        row = self.conn.execute("SELECT output FROM silver.derivation_cache WHERE fingerprint = %s "
-                                "AND input_hash = %s", (self.fingerprint, key)).fetchone()
-        if row is not None and row[0] is not None:
-            self.conn.execute("INSERT INTO telemetry.model_calls (step, provider, model, namespace, cache_hit) "
-                              "VALUES ('judge', %s, %s, %s, true)", (self.name, self.model, self.namespace_of()))
-            return Judgement(row[0]["decision"], row[0]["target_fact_id"], row[0]["reason"])
+        memo = _lookup(self.conn, self.fingerprint, key)
+        if memo is not None:
+            _record_hit(self.conn, "judge", self.name, self.model, self.namespace_of())
+            return Judgement(memo["decision"], memo["target_fact_id"], memo["reason"])
         verdict = self.inner.judge(candidate, neighbours)
-        self.conn.execute(
-            "INSERT INTO silver.derivation_cache (fingerprint, input_hash, output) VALUES (%s, %s, %s) "
-            "ON CONFLICT DO NOTHING", (self.fingerprint, key, json.dumps(
-                {"decision": verdict.decision, "target_fact_id": verdict.target_fact_id, "reason": verdict.reason},
-                ensure_ascii=False)))
+        _store(self.conn, self.fingerprint, key, json.dumps(
+            {"decision": verdict.decision, "target_fact_id": verdict.target_fact_id, "reason": verdict.reason},
+            ensure_ascii=False))
         return verdict
 
 
