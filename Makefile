@@ -49,11 +49,11 @@ test: $(STAMP) $(HS_STAMP)
 	$(BIN)/ruff check medallion dagster_project tests bench
 	$(BIN)/lint-imports
 	MEDALLION_HINDSIGHT_PYTHON=$(CURDIR)/$(HS_VENV)/bin/python $(BIN)/python -m pytest -q \
-		-n $(PYTEST_WORKERS) --dist loadscope --no-loadscope-reorder
+		-n $(PYTEST_WORKERS) --dist loadscope --no-loadscope-reorder --durations=15
 
 # The openai providers against a real OpenAI-compatible server: llama-cpp-python built from source
 # into .venv-llm (once; 10-25 minutes on two cores) serving a 270M GGUF from a registry package
-# (scripts/test_llm.sh). Not part of `make test`: the build alone outlasts the CI budget.
+# (scripts/test_llm.sh). Apart from `make test`, which stays within minutes; .ci/run runs both.
 test-llm: $(STAMP)
 	PYTHON=$(PYTHON) TEST_PYTHON=$(CURDIR)/$(BIN)/python bash scripts/test_llm.sh
 
