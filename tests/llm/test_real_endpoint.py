@@ -107,6 +107,7 @@ class Measured:
         self.name, self.model = inner.name, inner.model
         self.calls = 0  # calls that reached the provider, answered or failed
         self.usages: list[Usage] = []  # of the answered ones
+        self.failed: list[Usage | None] = []  # of the failed ones (None: it never reached the model)
         self._trigger: tuple[int, Any] | None = None
 
     @property
@@ -121,6 +122,7 @@ class Measured:
         try:
             result = method(*args)
         except DistillError as exc:
+            self.failed.append(exc.usage)
             report(self.step, exc.usage, exc.reason)
             raise
         finally:
@@ -183,10 +185,10 @@ def distill_model_calls(conn: psycopg.Connection) -> int:
 def test_distill_judge_and_rebuild_from_cache(engine_conn: psycopg.Connection, settings: Settings,
                                               endpoint: Endpoint) -> None:
     """llama-cpp-python refuses json_schema: the providers fall back to json_object once, remember it, and
-    every event ends derived or parked with one sentence. Each answered distillation is in telemetry with
-    the server's token counts, its latency and the model. A full rebuild asks the server for no
-    distillation but those of the events whose distillation failed (the answers come from the cache,
-    whatever mode produced them)."""
+    every event ends derived or parked with one sentence. Each distillation is in telemetry with the
+    server's token counts, its latency and the model; a failed one with its reason too. A full rebuild
+    asks the server for no distillation but those of the events whose distillation failed (the answers
+    come from the cache, whatever mode produced them)."""
     all_ids = ingest_lines(engine_conn)
     llm = llm_settings(settings, endpoint.url)
     distiller, judge = providers(llm)
@@ -200,18 +202,24 @@ def test_distill_judge_and_rebuild_from_cache(engine_conn: psycopg.Connection, s
         assert_one_sentence(reason)
     assert derived, parked  # the protocol works: some event derives, whatever the model made of it
     rows = engine_conn.execute(
-        "SELECT input_tokens, output_tokens, latency_ms, model FROM telemetry.model_calls "
+        "SELECT input_tokens, output_tokens, latency_ms, model, ok, error FROM telemetry.model_calls "
         "WHERE step = 'distill' AND NOT cache_hit").fetchall()
-    assert len(rows) == len(distiller.usages)
-    for input_tokens, output_tokens, latency_ms, model in rows:
+    answered = [r for r in rows if r[4]]
+    assert len(answered) == len(distiller.usages)
+    for input_tokens, output_tokens, latency_ms, model, _, _ in answered:
         assert input_tokens > 0 and output_tokens > 0 and latency_ms > 0 and model == MODEL
+    # a distillation the model answered unusably twice (answer + repair) is parked, and its row says why
+    failed = [r for r in rows if not r[4]]
+    assert sorted(r[0] for r in failed) == sorted(u.input_tokens if u else 0 for u in distiller.failed)
+    for _, _, latency_ms, model, _, error in failed:
+        assert error and latency_ms > 0 and model == MODEL
 
     before = distill_model_calls(engine_conn)
     failed_distillations = sum(1 for step, _ in parked.values() if step == "distill")
     rebuild_distiller, rebuild_judge = providers(llm, "rebuild ")
     warm = derive(engine_conn, llm, distiller=rebuild_distiller, judge=rebuild_judge, full_rebuild=True)
     assert rebuild_distiller.calls == failed_distillations
-    assert distill_model_calls(engine_conn) - before == len(rebuild_distiller.usages)
+    assert distill_model_calls(engine_conn) - before == len(rebuild_distiller.usages) + len(rebuild_distiller.failed)
     if failed_distillations == 0:
         assert warm.model_calls == 0
 
