@@ -6,6 +6,7 @@ The engine's side of dbt (connection variables, ``dbt parse``) is :mod:`medallio
 
 import re
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 import dagster as dg
@@ -17,8 +18,10 @@ from medallion.publish.dbt_runner import DBT_PROJECT_DIR, dbt_executable
 project = DbtProject(project_dir=DBT_PROJECT_DIR, profiles_dir=DBT_PROJECT_DIR)
 
 
+@cache
 def dbt_cli() -> DbtCliResource:
-    """A dbt CLI resource for the project, using the venv's dbt (the venv need not be on PATH)."""
+    """A dbt CLI resource for the project, using the venv's dbt (the venv need not be on PATH). One per
+    process: the resource asks ``dbt --version`` once per instance (3 s), not once per build."""
     return DbtCliResource(project_dir=project, dbt_executable=dbt_executable())
 
 

@@ -3,6 +3,7 @@
 No ``from __future__ import annotations`` here: Dagster inspects the real type hints.
 """
 
+import json
 import os
 
 import dagster as dg
@@ -65,9 +66,8 @@ def dbt_build(context: dg.AssetExecutionContext, medallion: MedallionResource):
 )
 def data_dictionary(context: dg.AssetExecutionContext, medallion: MedallionResource) -> dg.MaterializeResult:
     settings = medallion.settings()
-    with dbt_environment(settings):
-        result = dictionary.generate(settings)
     with medallion.connect() as conn:
+        result = dictionary.generate(conn, json.loads(MANIFEST.read_text()))
         dictionary.load(conn, result.rows)
     path = dictionary.write_markdown(result, settings.data_dictionary_path)
     context.log.info(f"data dictionary: {len(result.rows)} columns of {result.relation_count} relations → {path}")
