@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from medallion.silver.providers.heuristic.sentences import sentence_spans
 from medallion.silver.types import EventInput
 from tests.support.distill_events import DISTILLER, LOCOMO_DAY, OCC, TODAY, d, make_event, summary
 
@@ -128,6 +129,29 @@ def test_s1_an_adjective_about_a_relative_is_not_who_the_relative_is(content: st
     (X, mom, 'interested in pottery') would make a later "X's mom is Rosa" supersede a description."""
     facts = DISTILLER.distill(make_event(content))
     assert not [f for f in facts if f.predicate in ("mom", "mother", "dog", "family")], facts
+
+
+def test_s1_an_initialism_before_a_lower_case_word_does_not_end_the_sentence() -> None:
+    """S1: "The head coach of Burnley F.C. is Sean Dyche." is one sentence (split after "F.C." it was a
+    'states' fact "Is Sean Dyche"); before a capital an initialism ends one ("at 5 p.m. Then ...")."""
+    line = "The head coach of Burnley F.C. is Sean Dyche. We met at 5 p.m. Then we left."
+    assert [line[a:b] for a, b in sentence_spans(line, 0)] == [
+        "The head coach of Burnley F.C. is Sean Dyche.", "We met at 5 p.m.", "Then we left."]
+    facts = DISTILLER.distill(make_event("The head coach of Burnley F.C. is Sean Dyche."))
+    assert [(f.subject, f.predicate, f.value) for f in facts] == [("Burnley F.C.", "head_coach", "Sean Dyche")]
+
+
+@pytest.mark.parametrize(("content", "subject", "predicate", "value"), [
+    ("The default language of the app is French.", "app", "default_language", "French"),
+    ("The official religion of the kingdom is Catholic.", "kingdom", "official_religion", "Catholic"),
+    ("The dress code for the gala is Formal.", "gala", "dress_code", "Formal"),
+])
+def test_s1_a_proper_adjective_after_the_attribute_of_x_is_its_value(content: str, subject: str, predicate: str,
+                                                                      value: str) -> None:
+    """S1: "The default language of the app is French" names the language, so a later "... is German"
+    supersedes it; a proper adjective is a value where a common one ("interested in pottery") describes."""
+    facts = DISTILLER.distill(make_event(content))
+    assert [(f.subject, f.predicate, f.value, f.cardinality) for f in facts] == [(subject, predicate, value, "one")]
 
 
 @pytest.mark.parametrize(("content", "not_subject"), [("They really bring so much joy into my life.", "so much joy"),

@@ -98,6 +98,15 @@ def _same_possessor(noun: Any, other: Any) -> bool:
     return bool(mine and theirs) and mine[0].lower_ == theirs[0].lower_
 
 
+def _proper_value(noun: Any, adjective: Any) -> bool:
+    """A proper adjective alone ("Swedish", "Catholic") after "the <attribute> of X is" names the
+    attribute's value: "The official language of Japan is Swedish". After a possessor it stays a
+    description ("Maya's mom is Korean" says what the mom is, not who she is), as does a common
+    adjective ("interested in art")."""
+    return (adjective.text[:1].isupper() and not list(adjective.children) and not children(noun, "poss")
+            and any(p.lower_ in ("of", "for") for p in children(noun, "prep")))
+
+
 def _noun_relation(s: Sentence, noun: Any) -> str:
     """The attribute a relational noun names, with its modifiers ("favourite board game",
     "primary on-call"), without articles and possessors."""
@@ -162,7 +171,7 @@ def relational_noun(s: Sentence) -> Reading | None:
                                 "relational_noun", stative=True, definite=True)
         if other.lower_ in PRONOUNS and other.lower_ not in ("i", "me"):
             return None
-        if noun.i == subj[0].i and other.dep_ == "acomp":
+        if noun.i == subj[0].i and other.dep_ == "acomp" and not _proper_value(noun, other):
             return None  # "X's mom was interested in art" describes the mom; it does not say who she is
         if _same_possessor(noun, other):
             return None  # "my family is my motivation": a description of the family, not who it is

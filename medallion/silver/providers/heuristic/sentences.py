@@ -38,6 +38,8 @@ _TIMESTAMP_PREFIX_RE = re.compile(r"^\s*(?:\[\d{1,2}:\d{2}(?::\d{2})?[^\]]{0,12}
 _BULLET_RE = re.compile(r"^\s*(?:[-*•>]+|\d+[.)]|#+)\s+")
 HEADING_RE = re.compile(r"^\s*#+\s")
 _BOUNDARY_RE = re.compile(r"[.!?…]+[\"'’”)\]]*(?=\s|$)")
+# "F.C.", "D.C.", "p.m.": an initialism ends a sentence only when a capital follows it
+_INITIALISM_RE = re.compile(r"^(?:[a-z]\.)+[a-z]$")
 _ABBREV = word_set(
     """
     e.g i.e mr mrs ms dr st vs etc inc ltd jr sr prof approx no fig al cf esp dept est mt ft u.s a.k.a
@@ -267,6 +269,9 @@ def sentence_spans(line: str, offset: int) -> list[tuple[int, int]]:
             word = re.search(r"(\S+)$", line[start : m.start()])
             token = word.group(1).lower().lstrip("(\"'") if word else ""
             if token in _ABBREV or (len(token) == 1 and token.isalpha()):
+                continue
+            following = line[m.end():].lstrip()[:1]
+            if _INITIALISM_RE.match(token) and (following.islower() or following.isdigit()):
                 continue
         spans.append((start, m.end()))
         start = m.end()
