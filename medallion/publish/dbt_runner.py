@@ -121,14 +121,3 @@ def prepare_manifest(force: bool = False) -> Path:
             raise RuntimeError(f"dbt parse failed; fix the dbt project and retry:\n{result.stdout}\n{result.stderr}")
         stamp.write_text(current)
         return manifest
-
-
-def run_dbt(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run one dbt command on the project with the venv's dbt, in the current environment (set the
-    database with :func:`dbt_environment`); raise with dbt's own output when it fails."""
-    command = [dbt_executable(), *args, "--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR)]
-    result = subprocess.run(command, capture_output=True, text=True, check=False, cwd=DBT_PROJECT_DIR)  # noqa: S603
-    if result.returncode != 0:
-        raise RuntimeError(f"dbt {args[0]} failed; fix the dbt project or the database and retry:\n"
-                           f"{result.stdout[-4000:]}\n{result.stderr[-2000:]}")
-    return result
