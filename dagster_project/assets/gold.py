@@ -25,7 +25,7 @@ from dagster_project.keys import (
 )
 from dagster_project.resources import MedallionResource
 from medallion.publish import dictionary
-from medallion.publish.dbt_runner import dbt_environment, prepare_manifest
+from medallion.publish.dbt_runner import build_target, dbt_environment, prepare_manifest
 from medallion.publish.wiki import compile_wiki
 from medallion.serve.tools import open_tools
 
@@ -42,8 +42,8 @@ def dbt_build(context: dg.AssetExecutionContext, medallion: MedallionResource):
     """``dbt build`` of the selected models, seeds and tests, streamed; row counts on every table."""
     dbt = dbt_cli()
     cwd = os.getcwd()
-    with dbt_environment(medallion.settings()) as env:
-        events = dbt.cli(["build"], context=context).stream()
+    with dbt_environment(medallion.settings()) as env, build_target(env) as target:
+        events = dbt.cli(["build"], context=context, target_path=target).stream()
         # Row counts query the relation names compiled into the manifest, which name the database
         # the project was parsed for; count only when the run targets that database.
         if env["MEDALLION_DBT_DBNAME"] == MANIFEST_DATABASE:

@@ -18,7 +18,7 @@ from dagster_project.assets.gold import dbt_build
 from dagster_project.assets.silver import silver_derive
 from dagster_project.definitions import ASSETS, CHECKS, defs
 from dagster_project.resources import MedallionResource
-from medallion.publish.dbt_runner import dbt_env
+from medallion.publish.dbt_runner import dbt_env, parse_state
 from medallion.settings import Settings
 from tests.conftest import REPO, fresh_database
 from tests.support.dagster_runs import materialize_all_partitions
@@ -91,6 +91,8 @@ def test_whole_graph_builds_and_every_dbt_check_passes(built: Built) -> None:
     assert "assert_silver_points_at_live_bronze" in by_asset["staging/stg_silver__facts"]
     assert [(e.check_name, e.passed) for e in landed.get_asset_check_evaluations()] == [("bronze_chain_verifies", True)]
     assert any(name.startswith("unique_grain_olap_facts_daily") for name in by_asset["gold_marts/olap_facts_daily"])
+    # the build kept dbt's parse state for this database: the next build against it parses partially
+    assert parse_state(dbt_env(settings)).exists()
     # one `dbt build` per run: no test on a Python asset pulls the dbt step apart around it
     assert {e.step_key for e in result.all_events if (e.step_key or "").startswith("dbt_build")} == {"dbt_build"}
     materialized = {m.asset_key.to_user_string() for m in
