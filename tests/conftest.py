@@ -49,18 +49,49 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @contextmanager
-def fresh_database(pg_server: str) -> Iterator[str]:
-    """Create a migrated database from the template; drop it afterwards. Yields its admin URL."""
+def fresh_database(pg_server: str, template: str = TEMPLATE) -> Iterator[str]:
+    """Create a database as a copy of ``template`` (by default the migrated, empty one); drop it
+    afterwards. Yields its admin URL."""
     name = f"t_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(pg_server, autocommit=True) as conn:
         conn.execute(
-            sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(TEMPLATE))
+            sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(template))
         )
     try:
         yield embedded.with_database(pg_server, name)
     finally:
         with psycopg.connect(pg_server, autocommit=True) as conn:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+@pytest.fixture(scope="session")
+def team_template(pg_server: str, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A template database holding ``examples/team_events.jsonl`` landed and derived, built once per
+    session (per pytest-xdist worker): tests that start from the example team's ledger copy it
+    (:func:`team_database_url`) instead of deriving it again (a few seconds each)."""
+    from medallion.bronze.ingest import ingest_jsonl
+    from medallion.silver.derive import derive
+
+    name = "medallion_team_template"
+    tmp = tmp_path_factory.mktemp("team")
+    with psycopg.connect(pg_server, autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(TEMPLATE))
+        )
+    settings = Settings(home=tmp / "home", database_url=embedded.with_database(pg_server, name), inbox=tmp / "inbox")
+    with connect(settings, "engine", autocommit=True) as conn:
+        ingest_jsonl(conn, (REPO / "examples" / "team_events.jsonl").read_bytes(), origin="test")
+        derive(conn, settings)
+    with psycopg.connect(pg_server, autocommit=True) as conn:  # a template must have no sessions
+        conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,))
+    return name
+
+
+@pytest.fixture
+def team_database_url(pg_server: str, team_template: str) -> Iterator[str]:
+    """A fresh copy of the example team's derived ledger for one test (admin URL)."""
+    with fresh_database(pg_server, team_template) as url:
+        yield url
 
 
 @pytest.fixture

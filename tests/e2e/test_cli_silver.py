@@ -1,13 +1,18 @@
-"""`medallion materialize`, `current` and `history` end to end (S13, S6, the facts' JSON shape)."""
+"""`medallion materialize`, `current` and `history` end to end (S13, S6, the facts' JSON shape), and one
+Dagster instance for the CLI and the UI: without DAGSTER_HOME, `materialize` records its runs in
+$MEDALLION_HOME/dagster, which is the instance `medallion ui` opens (with DAGSTER_HOME set, both use
+it: tests/e2e/test_cli_materialize.py)."""
 
 from __future__ import annotations
 
 import json
 import os
 
+import dagster as dg
 import pytest
 
-from medallion.settings import Settings
+from dagster_project import ui
+from medallion.settings import Settings, get_settings
 from tests.support.cli_events import hr_fact
 
 FACT_JSON_FIELDS = {"fact_id", "subject", "predicate", "value", "statement", "valid_from", "valid_to",
@@ -16,8 +21,13 @@ PROVENANCE_FIELDS = {"bronze_event_id", "namespace", "source", "source_event_id"
 
 
 @pytest.mark.slow
-def test_materialize_then_current_and_history(cli, settings: Settings) -> None:
-    """S13 + S6: materialize lands the inbox and derives; current/history answer in the CLI's JSON shape."""
+def test_materialize_then_current_and_history(cli, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """S13 + S6: materialize lands the inbox and derives; current/history answer in the CLI's JSON shape.
+    Without DAGSTER_HOME, the runs are in the instance `medallion ui` opens."""
+    monkeypatch.delenv("DAGSTER_HOME")
+    argv, ui_env = ui.command(get_settings(), 3000)
+    assert argv[1:4] == ["-m", "dagster", "dev"]
+    assert ui_env["DAGSTER_HOME"] == str((settings.home / "dagster").resolve())
     events = [
         hr_fact(1, "Bob", "lives_in", "Berlin", "2026-01-01T00:00:00Z", 1),
         hr_fact(2, "Bob", "lives_in", "Lisbon", "2026-06-01T00:00:00Z", 1),
@@ -30,6 +40,10 @@ def test_materialize_then_current_and_history(cli, settings: Settings) -> None:
     summary = json.loads(out)
     assert summary["job"] == "incremental" and summary["bronze"]["inserted"] == 4
     assert summary["silver"]["events_processed"] == 4 and summary["silver"]["contested"] == 1
+    ui_instance = dg.DagsterInstance.from_config(ui_env["DAGSTER_HOME"])
+    runs = summary["run_ids"]
+    assert len(runs) == 2 and all(ui_instance.get_run_by_id(run_id) for run_id in runs)
+    assert ui_instance.get_latest_materialization_event(dg.AssetKey(["silver", "facts"])) is not None
 
     code, out, _ = cli("current", "BOB", "lives_in", "-n", "cli-silver", "--json")
     [current] = json.loads(out)
@@ -51,7 +65,9 @@ def test_materialize_then_current_and_history(cli, settings: Settings) -> None:
 
     code, out, err = cli("materialize", "--full-rebuild", "--json")
     assert code == 0, err
-    assert json.loads(out)["job"] == "materialize_all" and json.loads(out)["silver"]["model_calls"] == 0
+    rebuilt = json.loads(out)
+    assert rebuilt["job"] == "materialize_all" and rebuilt["silver"]["model_calls"] == 0
+    assert all(ui_instance.get_run_by_id(run_id) for run_id in rebuilt["run_ids"])
     code, out, _ = cli("history", "Bob", "lives_in", "-n", "cli-silver", "--json")
     assert [h["fact_id"] for h in json.loads(out)] == [h["fact_id"] for h in history]
 

@@ -15,15 +15,20 @@ from typer.testing import CliRunner
 
 from dagster_project.definitions import defs
 from medallion.audit import drift
-from medallion.bronze.ingest import ingest_jsonl
 from medallion.db.connection import connect
 from medallion.interfaces.cli import app
 from medallion.publish.wiki import compile_wiki, render
 from medallion.serve.tools import REDACTED, open_tools
 from medallion.settings import Settings
 from medallion.silver import fingerprint, llm
-from medallion.silver.derive import derive
 from tests.conftest import REPO
+
+
+@pytest.fixture
+def database_url(team_database_url: str) -> str:
+    """Every test here starts from the example team landed and derived (a copy of the session's
+    template database, tests/conftest.py): ``settings`` and ``admin_conn`` point at that copy."""
+    return team_database_url
 
 
 @pytest.fixture
@@ -31,8 +36,6 @@ def audited(settings: Settings, tmp_path: Path) -> Iterator[tuple[Settings, psyc
     """The example team derived and its wiki compiled, in the test's own database."""
     settings = settings.model_copy(update={"wiki_dir": tmp_path / "wiki"})
     conn = connect(settings, "engine", autocommit=True)
-    ingest_jsonl(conn, (REPO / "examples" / "team_events.jsonl").read_bytes(), origin="test")
-    derive(conn, settings)
     with open_tools(None, settings) as tools:
         compile_wiki(settings, conn, tools)
     yield settings, conn

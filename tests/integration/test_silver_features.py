@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import psycopg
 import pytest
 
-from medallion.bronze.ingest import ingest_events, ingest_jsonl
+from medallion.bronze.ingest import ingest_events
+from medallion.db.connection import connect
 from medallion.serve import served
 from medallion.serve.tools import open_tools
 from medallion.settings import Settings
@@ -26,10 +28,11 @@ def said(i: int, text: str, actor: str = "user:bob", day: int = 1) -> dict:
 
 
 @pytest.fixture
-def team(engine_conn: psycopg.Connection, settings: Settings, examples_dir: Path) -> psycopg.Connection:
-    ingest_jsonl(engine_conn, (examples_dir / "team_events.jsonl").read_bytes(), origin="test")
-    derive(engine_conn, settings)
-    return engine_conn
+def team(team_database_url: str, tmp_path: Path) -> Iterator[psycopg.Connection]:
+    """An engine connection to a copy of the example team, landed and derived (tests/conftest.py)."""
+    settings = Settings(home=tmp_path / "team-home", database_url=team_database_url, inbox=tmp_path)
+    with connect(settings, "engine", autocommit=True) as conn:
+        yield conn
 
 
 def test_each_decision_type_via_natural_language(engine_conn: psycopg.Connection, settings: Settings) -> None:
