@@ -15,8 +15,8 @@ from psycopg.conninfo import conninfo_to_dict
 
 from dagster_project.assets.bronze import bronze_events
 from dagster_project.assets.gold import dbt_build
-from dagster_project.assets.silver import silver_derive
 from dagster_project.definitions import ASSETS, CHECKS, defs
+from dagster_project.keys import STAGED_FACTS
 from dagster_project.resources import MedallionResource
 from medallion.publish.dbt_runner import dbt_env, parse_state
 from medallion.settings import Settings
@@ -204,27 +204,25 @@ def test_drift_audit_job_runs_chain_and_ledger_checks(
     assert rebuilt == {"gold/drift_report", "gold_marts/review_queue", "gold_marts/alerts"}
 
 
-def test_broken_invariant_fails_its_check(database_url: str, tmp_path: Path, admin_conn: psycopg.Connection) -> None:
+def test_broken_invariant_fails_its_check(team_database_url: str, tmp_path: Path) -> None:
     """Two open versions of one single-valued slot, inserted as superuser, turn their check red."""
-    inbox = tmp_path / "inbox"
-    inbox.mkdir()
-    shutil.copy(REPO / "examples" / "team_events.jsonl", inbox / "team.jsonl")
-    settings = Settings(home=tmp_path / "home", database_url=database_url, inbox=inbox)
+    settings = Settings(home=tmp_path / "home", database_url=team_database_url, inbox=tmp_path / "inbox")
     resources = {"medallion": _resource(settings)}
-    assert materialize_all_partitions([bronze_events, silver_derive], resources["medallion"]).success
+    with psycopg.connect(team_database_url, autocommit=True) as admin_conn:
 
-    # the write path refuses this (a partial unique index); dbt's test is the check that still catches it
-    admin_conn.execute("DROP INDEX silver.facts_one_open_version_per_slot")
-    columns = [r[0] for r in admin_conn.execute(
-        "SELECT column_name FROM information_schema.columns WHERE table_schema = 'silver' AND table_name = 'facts' "
-        "AND is_generated = 'NEVER' ORDER BY ordinal_position").fetchall()]
-    values = ["fact_id || '-second-open'" if c == "fact_id" else "statement || ' (again)'" if c == "statement" else c
-              for c in columns]
-    inserted = admin_conn.execute(
-        f"INSERT INTO silver.facts ({', '.join(columns)}) SELECT {', '.join(values)} FROM silver.facts "
-        "WHERE cardinality = 'one' AND valid_to IS NULL AND NOT contested ORDER BY fact_id LIMIT 1").rowcount
-    assert inserted == 1
-    result = dg.materialize([dbt_build], resources=resources, raise_on_error=False)
+        # the write path refuses this (a partial unique index); dbt's test is the check that still catches it
+        admin_conn.execute("DROP INDEX silver.facts_one_open_version_per_slot")
+        columns = [r[0] for r in admin_conn.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = 'silver' AND table_name = 'facts' "
+            "AND is_generated = 'NEVER' ORDER BY ordinal_position").fetchall()]
+        again = {"fact_id": "fact_id || '-second-open'", "statement": "statement || ' (again)'"}
+        values = [again.get(c, c) for c in columns]
+        inserted = admin_conn.execute(
+            f"INSERT INTO silver.facts ({', '.join(columns)}) SELECT {', '.join(values)} FROM silver.facts "
+            "WHERE cardinality = 'one' AND valid_to IS NULL AND NOT contested ORDER BY fact_id LIMIT 1").rowcount
+        assert inserted == 1
+    # the staging view and its checks (dbt builds only what is selected)
+    result = dg.materialize([dbt_build], selection=[STAGED_FACTS], resources=resources, raise_on_error=False)
     evaluations = {e.check_name: e for e in result.get_asset_check_evaluations()}
     assert not evaluations["assert_one_open_version_per_single_valued_slot"].passed
     assert evaluations["assert_no_fact_without_provenance"].passed
