@@ -14,15 +14,19 @@ comment on each); they stay as regression cases.
 from __future__ import annotations
 
 import json
+import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import psycopg
 import pytest
 
 from medallion.bronze.ingest import ingest_jsonl
+from medallion.db.connection import connect
+from medallion.settings import Settings
+from tests.conftest import fresh_database
 
 MAX_CONTENT_BYTES = 1000
-ORIGIN = "r5-malformed"
 _DROP = object()  # marks a field to remove from the base event
 
 _BASE: dict[str, Any] = {
@@ -54,11 +58,11 @@ def _overlay(payload: Any) -> bytes:
     return _line(kind="overlay", content=json.dumps(payload))
 
 
-def _valid(i: int) -> bytes:
-    """A valid event line; ``i`` makes its key unique."""
+def _valid(i: int, namespace: str = "team-a") -> bytes:
+    """A valid event line; ``i`` makes its key unique within the namespace."""
     return json.dumps(
         {
-            "namespace": "team-a", "source": "slack", "source_event_id": f"C01/ok-{i}",
+            "namespace": namespace, "source": "slack", "source_event_id": f"C01/ok-{i}",
             "kind": "transcript", "actor": "user:alice", "content": f"valid neighbour {i}",
             "provenance_root": f"slack://C01/ok-{i}",
         }
@@ -326,10 +330,32 @@ def _params(classes: list[tuple[str, bytes, str, str]]) -> list[Any]:
     return [pytest.param(line, code, fragment, id=name) for name, line, code, fragment in classes]
 
 
-def _quarantine(conn: psycopg.Connection) -> list[tuple[Any, ...]]:
+@pytest.fixture(scope="module")
+def module_conn(pg_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[psycopg.Connection]:
+    """One database for the module (an engine connection): Bronze refuses deletes, so each test lands
+    its batch in a namespace of its own, under an origin of the same name, and reads back only those."""
+    tmp = tmp_path_factory.mktemp("r5")
+    with fresh_database(pg_server) as url:
+        settings = Settings(home=tmp / "home", database_url=url, inbox=tmp)
+        with connect(settings, "engine", autocommit=True) as conn:
+            yield conn
+
+
+@pytest.fixture
+def batch(module_conn: psycopg.Connection) -> tuple[psycopg.Connection, str]:
+    """The module's connection and a namespace no other test uses (also the batch's origin)."""
+    return module_conn, f"r5-{uuid.uuid4().hex[:12]}"
+
+
+def _events(conn: psycopg.Connection, namespace: str) -> list[tuple[str]]:
+    return conn.execute("SELECT source_event_id FROM bronze.events WHERE namespace = %s ORDER BY event_id",
+                        (namespace,)).fetchall()
+
+
+def _quarantine(conn: psycopg.Connection, origin: str) -> list[tuple[Any, ...]]:
     rows = conn.execute(
         "SELECT origin, line_number, byte_offset, error_code, reason, raw, namespace, conflict_event_id "
-        "FROM bronze.quarantine ORDER BY line_number"
+        "FROM bronze.quarantine WHERE origin = %s ORDER BY line_number", (origin,)
     ).fetchall()
     return [(*row[:5], bytes(row[5]), *row[6:]) for row in rows]
 
@@ -352,13 +378,14 @@ def test_at_least_thirty_classes() -> None:
 
 @pytest.mark.parametrize(("line", "code", "fragment"), _params(ALL_CLASSES))
 def test_malformed_line_is_quarantined_and_neighbours_land(
-    engine_conn: psycopg.Connection, line: bytes, code: str, fragment: str
+    batch: tuple[psycopg.Connection, str], line: bytes, code: str, fragment: str
 ) -> None:
     """R5/B5: one malformed line between two valid ones: it is quarantined, both neighbours land."""
-    first, last = _valid(1), _valid(2)
+    conn, namespace = batch
+    first, last = _valid(1, namespace), _valid(2, namespace)
     data = first + b"\n" + line + b"\n" + last + b"\n"
 
-    result = ingest_jsonl(engine_conn, data, origin=ORIGIN, max_content_bytes=MAX_CONTENT_BYTES)
+    result = ingest_jsonl(conn, data, origin=namespace, max_content_bytes=MAX_CONTENT_BYTES)
 
     assert [s.status for s in result.statuses] == ["inserted", "rejected", "inserted"]
     assert (result.inserted, result.rejected, result.duplicate, result.conflict) == (2, 1, 0, 0)
@@ -367,25 +394,25 @@ def test_malformed_line_is_quarantined_and_neighbours_land(
     assert bad.code == code, f"expected code {code!r}, got {bad.code!r} ({bad.reason})"
     _assert_one_line_reason(bad.reason, fragment)
 
-    stored = engine_conn.execute("SELECT source_event_id FROM bronze.events ORDER BY event_id").fetchall()
-    assert stored == [("C01/ok-1",), ("C01/ok-2",)]
+    assert _events(conn, namespace) == [("C01/ok-1",), ("C01/ok-2",)]
 
-    assert _quarantine(engine_conn) == [
-        (ORIGIN, 2, len(first) + 1, code, bad.reason, line, None, None)
+    assert _quarantine(conn, namespace) == [
+        (namespace, 2, len(first) + 1, code, bad.reason, line, None, None)
     ]
     summary = result.summary()
     assert summary["rejects"] == [{"line": 2, "status": "rejected", "code": code, "reason": bad.reason}]
 
 
-def _interleaved(classes: list[tuple[str, bytes, str, str]]) -> tuple[bytes, list[int], list[int], int]:
+def _interleaved(classes: list[tuple[str, bytes, str, str]],
+                 namespace: str) -> tuple[bytes, list[int], list[int], int]:
     """One file: valid, bad, valid, blank, bad, valid, blank, ... Returns the data, the rejected
     line numbers, their byte offsets and the number of valid lines."""
-    lines: list[bytes] = [_valid(0)]
+    lines: list[bytes] = [_valid(0, namespace)]
     bad_numbers: list[int] = []
     for i, (_, line, _, _) in enumerate(classes, start=1):
         lines.append(line)
         bad_numbers.append(len(lines))
-        lines.append(_valid(i))
+        lines.append(_valid(i, namespace))
         lines.append(b"")  # blank lines are skipped but still count for line numbers
     data = b"\n".join(lines)
     offsets = [sum(len(x) + 1 for x in lines[: n - 1]) for n in bad_numbers]
@@ -400,19 +427,20 @@ def _interleaved(classes: list[tuple[str, bytes, str, str]]) -> tuple[bytes, lis
     ],
 )
 def test_all_classes_in_one_file(
-    engine_conn: psycopg.Connection, classes: list[tuple[str, bytes, str, str]]
+    batch: tuple[psycopg.Connection, str], classes: list[tuple[str, bytes, str, str]]
 ) -> None:
     """R5/B5: every class in one file, valid lines interleaved: each bad line is quarantined with its
     own line number and offset, every valid line lands, and the summary lists each reject."""
-    data, bad_numbers, offsets, n_valid = _interleaved(classes)
+    conn, namespace = batch
+    data, bad_numbers, offsets, n_valid = _interleaved(classes, namespace)
     assert data[offsets[0] : offsets[0] + len(classes[0][1])] == classes[0][1]
 
-    result = ingest_jsonl(engine_conn, data, origin=ORIGIN, max_content_bytes=MAX_CONTENT_BYTES)
+    result = ingest_jsonl(conn, data, origin=namespace, max_content_bytes=MAX_CONTENT_BYTES)
 
     assert result.rejected == len(classes)
     assert result.inserted == n_valid
     assert (result.duplicate, result.conflict) == (0, 0)
-    assert engine_conn.execute("SELECT count(*) FROM bronze.events").fetchone()[0] == n_valid
+    assert len(_events(conn, namespace)) == n_valid
 
     rejects = result.summary()["rejects"]
     assert [r["line"] for r in rejects] == bad_numbers
@@ -421,7 +449,7 @@ def test_all_classes_in_one_file(
         assert reject["status"] == "rejected", name
         _assert_one_line_reason(reject["reason"], fragment)
 
-    rows = _quarantine(engine_conn)
+    rows = _quarantine(conn, namespace)
     assert [(r[1], r[2], r[3], r[5]) for r in rows] == [
         (number, offset, code, line)
         for number, offset, (_, line, code, _) in zip(bad_numbers, offsets, classes, strict=True)
