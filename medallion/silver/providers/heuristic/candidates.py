@@ -191,17 +191,30 @@ def build_candidates(
                 object_entity=obj,
                 value_type="entity" if obj else "text",
                 cardinality=hint,
-                change=(predicate not in ("goal", "plans", "attended") and bool(_CHANGE_RE.search(statement))
-                        and not _ADDED_RE.search(statement)),
+                change=predicate not in ("goal", "plans", "attended") and _states_change(statement),
             )
         )
     return out
 
 
-_CHANGE_RE = re.compile(
-    r"(?<!right )(?<!for )(?<!by )(?<!until )(?<!just )(?<!from )\bnow\b|"
-    r"\b(?:no\s+longer|anymore|instead|switched|moved|transferred|changed|relocated)\b", re.I)
+_REPLACED_RE = re.compile(r"\b(?:no\s+longer|anymore|instead|switched|moved|transferred|changed|relocated)\b", re.I)
+_NOW_RE = re.compile(r"(?<!right )(?<!for )(?<!by )(?<!until )(?<!just )(?<!from )\bnow\b", re.I)
 _ADDED_RE = re.compile(r"\b(?:also|too|as\s+well|another|additionally)\b", re.I)
+_JOINED_RE = re.compile(
+    r"\b(?:join(?:s|ed|ing)?|part\s+of|members?\s+of|sign(?:s|ed)?\s+up|(?:took|taken|takes?|taking)\s+up)\b", re.I)
+
+
+def _states_change(statement: str) -> bool:
+    """Whether a statement says its value took another's place, which in a many-valued slot closes
+    the others: replacement words ("switched", "moved", "no longer", "instead"), or a bare "now"
+    ("Kofi now prefers the window seat"), unless it adds one more ("also", "too"). Joining a group
+    or taking up a pursuit ("is now part of the choir", "now a member of", "took up") adds a
+    membership and ends none, so a bare "now" there is not a change."""
+    if _ADDED_RE.search(statement):
+        return False
+    if _REPLACED_RE.search(statement):
+        return True
+    return bool(_NOW_RE.search(statement)) and not _JOINED_RE.search(statement)
 
 
 def _plan_from_statement(statement: str, subject: str) -> str:
