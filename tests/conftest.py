@@ -48,17 +48,23 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     server.cleanup()
 
 
+def _create_database(pg_server: str, name: str, template: str) -> str:
+    """``CREATE DATABASE name TEMPLATE template`` (a file copy); returns its admin URL."""
+    with psycopg.connect(pg_server, autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(template))
+        )
+    return embedded.with_database(pg_server, name)
+
+
 @contextmanager
 def fresh_database(pg_server: str, template: str = TEMPLATE) -> Iterator[str]:
     """Create a database as a copy of ``template`` (by default the migrated, empty one); drop it
     afterwards. Yields its admin URL."""
     name = f"t_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_server, autocommit=True) as conn:
-        conn.execute(
-            sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(template))
-        )
+    url = _create_database(pg_server, name, template)
     try:
-        yield embedded.with_database(pg_server, name)
+        yield url
     finally:
         with psycopg.connect(pg_server, autocommit=True) as conn:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
@@ -74,11 +80,8 @@ def team_template(pg_server: str, tmp_path_factory: pytest.TempPathFactory) -> s
 
     name = "medallion_team_template"
     tmp = tmp_path_factory.mktemp("team")
-    with psycopg.connect(pg_server, autocommit=True) as conn:
-        conn.execute(
-            sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(TEMPLATE))
-        )
-    settings = Settings(home=tmp / "home", database_url=embedded.with_database(pg_server, name), inbox=tmp / "inbox")
+    settings = Settings(home=tmp / "home", database_url=_create_database(pg_server, name, TEMPLATE),
+                        inbox=tmp / "inbox")
     with connect(settings, "engine", autocommit=True) as conn:
         ingest_jsonl(conn, (REPO / "examples" / "team_events.jsonl").read_bytes(), origin="test")
         derive(conn, settings)

@@ -209,7 +209,6 @@ def test_broken_invariant_fails_its_check(team_database_url: str, tmp_path: Path
     settings = Settings(home=tmp_path / "home", database_url=team_database_url, inbox=tmp_path / "inbox")
     resources = {"medallion": _resource(settings)}
     with psycopg.connect(team_database_url, autocommit=True) as admin_conn:
-
         # the write path refuses this (a partial unique index); dbt's test is the check that still catches it
         admin_conn.execute("DROP INDEX silver.facts_one_open_version_per_slot")
         columns = [r[0] for r in admin_conn.execute(
