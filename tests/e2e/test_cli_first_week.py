@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from medallion.db import embedded
 from medallion.interfaces.cli import app
 from medallion.interfaces.cli.common import iso_option
 from medallion.settings import Settings
+from medallion.silver import embed
 from medallion.silver.derive import derive
 from tests.conftest import fresh_database
 from tests.support.cli_events import hr_fact
@@ -117,22 +119,40 @@ def test_with_json_every_error_is_json_on_stderr_with_its_exit_code(run, tmp_pat
 @pytest.mark.slow
 def test_a_command_that_loads_the_model_draws_no_progress_bar(run, settings: Settings, tmp_path: Path) -> None:
     """transformers drew "Loading weights" with tqdm on stderr on every command that loads the embedding
-    model. The real `medallion` command, in a fresh process: no bar; with the bars asked for, the bar."""
+    model. The real `medallion` command, in a fresh process: nothing on stderr with the bundled model;
+    with a model directory sentence-transformers loads (CLS pooling), no bar either, and with the bars
+    asked for, the bar."""
     run("ingest", str(_write(tmp_path / "e.jsonl", [_note(1, "team-a", "user:a", "we drink coffee at ten")])))
     medallion = Path(sys.executable).with_name("medallion")
     env = {k: v for k, v in os.environ.items() if k != "HF_HUB_DISABLE_PROGRESS_BARS"}
     env.update(MEDALLION_DATABASE_URL=settings.database_url or "", MEDALLION_HOME=str(settings.home),
                HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     env.pop("MEDALLION_TOKEN", None)
-    # the two processes side by side: each spends most of its time importing and loading the model
+    library_model = _cls_pooling_copy(tmp_path / "cls-model")
+    # the processes side by side: each spends most of its time importing and loading the model
+    cases = (({}, False), ({"MEDALLION_EMBEDDING_MODEL": library_model}, False),
+             ({"MEDALLION_EMBEDDING_MODEL": library_model, "HF_HUB_DISABLE_PROGRESS_BARS": "0"}, True))
     started = [(subprocess.Popen([str(medallion), "search", "coffee", "-n", "team-a"], stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.PIPE, text=True,
-                                 env=env if bars is None else {**env, "HF_HUB_DISABLE_PROGRESS_BARS": bars}), shown)
-               for bars, shown in ((None, False), ("0", True))]
+                                 stderr=subprocess.PIPE, text=True, env={**env, **extra}), shown)
+               for extra, shown in cases]
+    errors = []
     for proc, shown in started:
         _, stderr = proc.communicate(timeout=600)
         assert proc.returncode == 0, stderr
         assert ("Loading weights" in stderr) is shown, stderr
+        errors.append(stderr)
+    assert errors[0] == ""  # the bundled model: not a line
+
+
+def _cls_pooling_copy(directory: Path) -> str:
+    """The bundled model with CLS pooling: a directory the engine's own encoder leaves to the library."""
+    bundled = Path(embed.model_path("all-MiniLM-L6-v2"))
+    shutil.copytree(bundled, directory, ignore=shutil.ignore_patterns("model.safetensors"))
+    (directory / "model.safetensors").symlink_to(bundled / "model.safetensors")
+    pooling = directory / "1_Pooling" / "config.json"
+    pooling.write_text(json.dumps({**json.loads(pooling.read_text()), "pooling_mode_cls_token": True,
+                                   "pooling_mode_mean_tokens": False}))
+    return str(directory)
 
 
 # ------------------------------------------------------------------------------------------ --as-of
