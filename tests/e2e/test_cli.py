@@ -248,3 +248,16 @@ def test_timestamp_options_take_iso_8601_with_an_offset_or_fail_in_one_sentence(
     assert code == 1 and "--expires needs a UTC offset" in err
     code, out, _ = run("capability", "list", "--json")
     assert json.loads(out) == [], "a refused grant mints nothing"
+
+
+def test_docs_serve_only_needs_generated_docs_and_says_so(run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`docs --serve-only` serves what `--generate-only` wrote; with nothing generated, or with options that
+    report or generate, one sentence and exit 1 (the served flow is in test_cli_materialize.py)."""
+    from medallion.publish import dbt_runner
+
+    monkeypatch.setattr(dbt_runner, "CLI_TARGET_DIR", tmp_path / "no-docs")
+    code, out, err = run("docs", "--serve-only")
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert "no generated docs" in err and "medallion docs --generate-only" in err
+    code, _, err = run("docs", "--serve-only", "--json")
+    assert code == 1 and "leave out --generate-only and --json" in err

@@ -79,20 +79,27 @@ def mcp_cmd(http: Annotated[int | None, typer.Option("--http", help="Serve strea
 def docs(
     port: Annotated[int, typer.Option("--port", help="Port of the docs site on 127.0.0.1.")] = 8580,
     generate_only: Annotated[bool, typer.Option("--generate-only", help="Generate, do not serve.")] = False,
+    serve_only: Annotated[bool, typer.Option(
+        "--serve-only", help="Serve the docs generated last (by --generate-only), without generating again.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Generate the dbt docs (the data dictionary site) and serve them on 127.0.0.1."""
-    from medallion.publish.dbt_runner import CLI_TARGET_DIR, DBT_PROJECT_DIR, dbt_environment, dbt_executable
+    from medallion.publish import dbt_runner
+    from medallion.publish.dbt_runner import DBT_PROJECT_DIR, dbt_environment, dbt_executable
 
+    if serve_only and (generate_only or as_json):
+        fail("--serve-only serves until stopped and reports nothing: leave out --generate-only and --json")
     settings = load_settings()
-    os.environ["DBT_TARGET_PATH"] = str(CLI_TARGET_DIR)  # generate and serve from there
+    target = dbt_runner.CLI_TARGET_DIR
+    if serve_only and not (target / "catalog.json").exists():
+        fail(f"no generated docs in {target}: run `medallion docs --generate-only` first, or `medallion docs`")
+    os.environ["DBT_TARGET_PATH"] = str(target)  # generate and serve from there
     base = [dbt_executable(), "--quiet"]
     where = ["--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR)]
     with dbt_environment(settings):
-        code = subprocess.call([*base, "docs", "generate", *where], cwd=DBT_PROJECT_DIR)
+        code = 0 if serve_only else subprocess.call([*base, "docs", "generate", *where], cwd=DBT_PROJECT_DIR)
         if code != 0:
             fail("dbt docs generate failed: run `medallion materialize` first so the relations exist", code)
-        target = CLI_TARGET_DIR
         if generate_only or as_json:
             if as_json:
                 emit_json({"generated": True, "catalog": str(target / "catalog.json"),
