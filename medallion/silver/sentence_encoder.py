@@ -3,11 +3,11 @@ all-MiniLM-L6-v2: the tokenizer from ``tokenizers``, the weights from ``safetens
 normalisation the directory's ``modules.json`` names.
 
 Why not ``sentence_transformers.SentenceTransformer``: importing it (with ``transformers``) costs about
-6 s of CPU in every process, against 2 s for torch alone, and every process that embeds pays it: each
+7 s of CPU in every process, against 2 s for torch alone, and every process that embeds pays it: each
 CLI command that searches or remembers, each MCP server, each Dagster step process. The forward pass
 is the same computation as ``transformers``' ``BertModel`` with its default (SDPA) attention, in the
 same order, so the vectors are the same bit for bit (``tests/unit/test_sentence_encoder.py`` compares
-them with the library's on varied text when it is installed). A directory this module cannot read
+them with the library's on varied text). A directory this module cannot read
 (another architecture, another pooling) is loaded with sentence-transformers instead:
 :func:`readable` says which.
 """
@@ -92,7 +92,7 @@ class SentenceEncoder:
             for start in range(0, len(texts), batch_size):
                 batch = order[start:start + batch_size]
                 vectors = self._forward([texts[i] for i in batch])
-                if self.normalize:
+                if self.normalize:  # the directory's Normalize module, then the caller's, as the library does
                     vectors = torch.nn.functional.normalize(vectors, p=2, dim=1)
                 if normalize_embeddings:
                     vectors = torch.nn.functional.normalize(vectors, p=2, dim=1)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -23,10 +22,10 @@ from medallion.db import embedded
 from medallion.interfaces.cli import app
 from medallion.interfaces.cli.common import iso_option
 from medallion.settings import Settings
-from medallion.silver import embed
 from medallion.silver.derive import derive
 from tests.conftest import fresh_database
 from tests.support.cli_events import hr_fact
+from tests.support.models import cls_pooling_copy
 
 SECRET = "hunter2-never-shown"
 
@@ -128,7 +127,7 @@ def test_a_command_that_loads_the_model_draws_no_progress_bar(run, settings: Set
     env.update(MEDALLION_DATABASE_URL=settings.database_url or "", MEDALLION_HOME=str(settings.home),
                HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     env.pop("MEDALLION_TOKEN", None)
-    library_model = _cls_pooling_copy(tmp_path / "cls-model")
+    library_model = cls_pooling_copy(tmp_path / "cls-model")
     # the processes side by side: each spends most of its time importing and loading the model
     cases = (({}, False), ({"MEDALLION_EMBEDDING_MODEL": library_model}, False),
              ({"MEDALLION_EMBEDDING_MODEL": library_model, "HF_HUB_DISABLE_PROGRESS_BARS": "0"}, True))
@@ -143,16 +142,6 @@ def test_a_command_that_loads_the_model_draws_no_progress_bar(run, settings: Set
         errors.append(stderr)
     assert errors[0] == ""  # the bundled model: not a line
 
-
-def _cls_pooling_copy(directory: Path) -> str:
-    """The bundled model with CLS pooling: a directory the engine's own encoder leaves to the library."""
-    bundled = Path(embed.model_path("all-MiniLM-L6-v2"))
-    shutil.copytree(bundled, directory, ignore=shutil.ignore_patterns("model.safetensors"))
-    (directory / "model.safetensors").symlink_to(bundled / "model.safetensors")
-    pooling = directory / "1_Pooling" / "config.json"
-    pooling.write_text(json.dumps({**json.loads(pooling.read_text()), "pooling_mode_cls_token": True,
-                                   "pooling_mode_mean_tokens": False}))
-    return str(directory)
 
 
 # ------------------------------------------------------------------------------------------ --as-of

@@ -3,8 +3,6 @@ as sentence-transformers does, and a model directory it cannot read goes to the 
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +11,7 @@ from sentence_transformers import SentenceTransformer
 
 from medallion.silver import embed
 from medallion.silver.sentence_encoder import SentenceEncoder, readable
+from tests.support.models import cls_pooling_copy
 
 BUNDLED = embed.model_path("all-MiniLM-L6-v2")
 TEXTS = [
@@ -59,12 +58,8 @@ def test_token_counts_are_the_libraries(library: SentenceTransformer, ours: Sent
 
 def test_a_directory_it_cannot_read_is_loaded_by_the_library(tmp_path: Path) -> None:
     """Another pooling (CLS) is not this module's: load_model hands it to sentence-transformers."""
-    copy = tmp_path / "cls-model"
-    shutil.copytree(BUNDLED, copy)
-    pooling = copy / "1_Pooling" / "config.json"
-    config = json.loads(pooling.read_text())
-    pooling.write_text(json.dumps({**config, "pooling_mode_cls_token": True, "pooling_mode_mean_tokens": False}))
+    copy = cls_pooling_copy(tmp_path / "cls-model")
     assert not readable(copy) and not readable(tmp_path / "missing")
-    model = embed.load_model(str(copy))
+    model = embed.load_model(copy)
     assert isinstance(model, SentenceTransformer)
     assert embed.token_counts(model, ["two words"]) == [4]
