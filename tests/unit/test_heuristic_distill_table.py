@@ -62,6 +62,12 @@ TABLE = [
     ),
     # works_at / role / member_of
     row("works_at-work-at", "I work at Google.", [("Alice", "works_at", "Google", NOW)]),
+    # a job noun says the slot whatever the verb that takes or ends it ("got a job at", "landed a job as")
+    row("role-new-job-as", "I started a new job as a data analyst last week.",
+        [("Alice", "role", "data analyst", "2026-11-18")]),
+    row("works_at-got-a-job-at", "Priya got a job at Lumen Health.", [("Priya", "works_at", "Lumen Health", NOW)]),
+    row("works_at-lost-job-at", "I lost my job at Door Dash yesterday.",
+        [("Alice", "works_at", "none (left Door Dash)", "2026-11-24")]),
     row("works_at-joined-on-date", "I joined Stripe on 3 May.", [("Alice", "works_at", "Stripe", "2026-05-03")]),
     row(
         "works_at-no-year-most-recent-past",
@@ -411,3 +417,15 @@ def test_s1_deterministic() -> None:
         first = DISTILLER.distill(make_event(content, **kwargs))
         second = HeuristicDistiller().distill(make_event(content, **kwargs))
         assert first == second
+
+
+@pytest.mark.parametrize("content", [
+    "I'm looking for a job at a hospital.",
+    "I may have found a job at a tech company.",
+    "I didn't get the job at Northwind.",
+    "Tomas wants a job as a pilot.",
+])
+def test_a_job_searched_hedged_or_denied_is_no_employer_or_role(content: str) -> None:
+    """A job noun reads as employment only when a verb takes or ends the job: a search, a wish, a
+    hedge or a negation says nothing about where the subject works or what the subject does."""
+    assert not [f for f in DISTILLER.distill(make_event(content)) if f.predicate in ("works_at", "role")]

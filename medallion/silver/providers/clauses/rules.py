@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +24,7 @@ from medallion.silver.providers.clauses.values import (
     is_time,
     is_when,
     make_reading,
+    typed_value,
 )
 
 
@@ -282,6 +284,50 @@ def copula_adjective(s: Sentence) -> Reading | None:
     return None
 
 
+# A job taken (or ended) is read by the job noun the verb governs, not by the verb: "started a new
+# job as an analyst", "got a job at the bakery", "took a position at Stanford" all say where the
+# subject works or what the subject does, in the curated slots.
+_JOB_NOUNS = frozenset({"job", "position", "post", "role", "gig", "internship", "placement"})
+_JOB_TAKEN = frozenset({"start", "get", "land", "find", "take", "accept", "begin", "secure", "have", "score", "win"})
+_JOB_ENDED = frozenset({"lose", "leave", "quit"})
+_HEDGES = frozenset({"may", "might", "could", "would", "should"})
+_TRAILING_WHEN = re.compile(r"\s+(?:on|in|since|from)\s+\d{4}-\d{2}-\d{2}$")
+
+
+def job_object(s: Sentence) -> Reading | None:
+    """'I started a new job as an analyst' → role; 'Gina got a job at the bakery' → works_at; 'I lost
+    my job at Door Dash' → works_at "none (left Door Dash)" (the slot's value ends). A job noun
+    governed by a verb that takes or ends it; a wish, a search, a hedge or a negation is left to
+    the other rules ("looking for a job at X" says nothing about where X works)."""
+    root = s.root
+    subj = children(root, "nsubj")
+    objs = [o for o in children(root, "dobj") if o.lemma_.lower() in _JOB_NOUNS]
+    verb = root.lemma_.lower()
+    if root.pos_ != "VERB" or not subj or not objs or verb not in _JOB_TAKEN | _JOB_ENDED:
+        return None
+    if children(root, "neg") or any(a.lower_ in _HEDGES for a in children(root, "aux")):
+        return None
+    preps = [p for p in children(objs[0], "prep") + children(root, "prep") if children(p, "pobj")]
+    found: dict[str, Any] = {}
+    for prep in preps:
+        obj = children(prep, "pobj")[0]
+        if is_when(s, obj) or obj.lower_ in PRONOUNS:
+            continue
+        if prep.lower_ == "as":
+            found.setdefault("work as", obj)
+        elif prep.lower_ in ("at", "with", "for"):
+            found.setdefault("work at", obj)
+    relation = "work at" if "work at" in found else "work as" if "work as" in found else None
+    if relation is None:
+        return None
+    value, _ = typed_value(s, found[relation])
+    value = _TRAILING_WHEN.sub("", str(value))  # "as an analyst last week": the date says when, not what
+    if verb in _JOB_ENDED:
+        value = f"none (left {value})"
+    return make_reading(s, subject_name(s, subj[0]), relation, found[relation], "job_object", stative=True,
+                        definite=True, value=value)
+
+
 def verb_classifier(s: Sentence) -> Reading | None:
     """'X plays the position of Y', 'X speaks the language of Y': a verb whose object is a definite
     classifier; the classifier is part of the slot and the value is single."""
@@ -406,6 +452,7 @@ RULES: tuple[tuple[str, Rule], ...] = (
     ("changed_attribute", changed_attribute),
     ("copula_value", copula_value),
     ("copula_adjective", copula_adjective),
+    ("job_object", job_object),
     ("verb_classifier", verb_classifier),
     ("verb_preposition", verb_preposition),
     ("verb_object", verb_object),
