@@ -1,8 +1,8 @@
 """Turn-level reciprocal rank fusion for hybrid search (G4).
 
-Search ranks several lists of candidates (fact vectors, fact full text, chunk vectors and full text
-over every chunk, the same over whole passages only, and the graph list of serve/graph.py), and
-several facts and chunks often come from one Bronze event. Fused item by
+Search ranks several lists of candidates (vectors and full text over facts and chunks together, the
+same over whole passages only, and the graph list of serve/graph.py), and several facts and chunks
+often come from one Bronze event. Fused item by
 item, an event with five near-identical facts outvotes an event that two different lists agree on.
 So each list votes once per *event*, at the rank of that event among the list's distinct events;
 an item's score is its event's score plus a small share of its own fused score, which only orders
@@ -14,7 +14,7 @@ a handful of lists of 50 candidates each make the first ranks decisive.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 RRF_K = 10
@@ -22,21 +22,16 @@ OWN_SHARE = 1e-3  # an item's own fused score, scaled to stay below any gap betw
 
 
 def fuse(lists: Mapping[str, Sequence[str]], event_of: Mapping[str, Hashable],
-         weights: Mapping[str, float] | None = None, k: int = RRF_K,
-         stand_in: Mapping[str, Collection[Hashable]] | None = None) -> dict[str, float]:
+         weights: Mapping[str, float] | None = None, k: int = RRF_K) -> dict[str, float]:
     """Score every item of ``lists`` (ranked ids, best first) by its event's fused rank.
 
     ``event_of`` maps an item to the Bronze event it came from; an item without one counts as its
-    own event. ``stand_in`` names, per list, events whose vote counts twice: a turn that stated no
-    fact ("Biscuit, after my grandmother's recipe.") is seen only by the chunk lists, so its chunk
-    votes for the fact view too, and it competes with turns that have both. Returns item → score,
-    higher is better.
+    own event. Returns item → score, higher is better.
     """
     event_score: dict[Hashable, float] = {}
     own: dict[str, float] = {}
     for name, ids in lists.items():
         weight = 1.0 if weights is None else weights.get(name, 1.0)
-        doubled = (stand_in or {}).get(name, ())
         seen: set[Hashable] = set()
         for rank, item in enumerate(ids, start=1):
             own[item] = own.get(item, 0.0) + 1.0 / (k + rank)
@@ -44,8 +39,7 @@ def fuse(lists: Mapping[str, Sequence[str]], event_of: Mapping[str, Hashable],
             if event in seen:
                 continue
             seen.add(event)
-            votes = 2.0 if event in doubled else 1.0
-            event_score[event] = event_score.get(event, 0.0) + votes * weight / (k + len(seen))
+            event_score[event] = event_score.get(event, 0.0) + weight / (k + len(seen))
     return {item: event_score[event_of.get(item, ("item", item))] + OWN_SHARE * score for item, score in own.items()}
 
 

@@ -42,7 +42,7 @@ from medallion.silver import entities
 from medallion.silver import predicates as vocabulary_aliases
 from medallion.silver.predicates import slot_for
 
-MAX_HOPS = 4
+MAX_HOPS = 3
 MAX_UNMATCHED = 1  # hops of a path whose predicate matches no query word (bridges such as "the author of")
 BRIDGE_COST = 0.65  # a bridge costs more than half a matched hop: it must lead to words its prefix left unexplained
 UNMATCHED = 0.25  # ... but never takes a path below this share of what it matched (its only route keeps a rank)

@@ -1,12 +1,12 @@
 """Hybrid search as stages over one :class:`SearchRequest`: candidates → verification → fusion →
 serving (redaction) → grouping.
 
-Candidates come from several ranked lists: pgvector HNSW and BM25 full text over facts, over every
-chunk and over whole passages, and the graph's list (``serve/graph.py``: the slots the query names and
-multi-hop paths over current beliefs). Fusion (``serve/fusion.py``) gives every list one vote per
-Bronze event. Verification, before fusion (a chunk that stated no fact stands in for the facts view),
-checks each chunk hit against the ledger: the facts it supports that are believed now (or at
-``as_of``). Serving applies the people's overlays (``serve/served.py``) and drops
+Candidates come from five ranked lists: one pgvector HNSW list and one BM25 full-text list over
+facts and chunks together (each merged by its own score, see :func:`merged`), the same two over whole
+passages only, and the graph's list (``serve/graph.py``: the slots the query names and multi-hop paths
+over current beliefs). Fusion (``serve/fusion.py``) gives every list one vote per Bronze event.
+Verification checks each chunk hit against the ledger: the facts it supports that are believed now
+(or at ``as_of``). Serving applies the people's overlays (``serve/served.py``) and drops
 what was found by redacted words. Grouping keeps one result per event, its other hits under
 ``same_event``.
 
@@ -71,7 +71,7 @@ class Candidates:
 
     lists: dict[str, list[str]] = field(default_factory=dict)
     graph_weight: float = 1.0
-    chunk_rows: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # chunk_id -> its row (see _chunk_lists)
+    chunk_rows: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # chunk_id -> its row (see _chunk_rows)
     source: str = "silver.facts"  # the facts relation: the ledger, or as believed at as_of
     params: dict[str, Any] = field(default_factory=dict)
     fact_ids: list[str] = field(default_factory=list)  # every fact candidate, once
@@ -127,7 +127,7 @@ def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]
     if found is None:
         return []
     standing = verify(conn, request, found)
-    scores = fuse(found, standing)
+    scores = fuse(found)
     results = serve(conn, request, found, scores, standing)
     results.sort(key=lambda r: (-r["score"], r["kind"], r.get("fact_id") or r.get("chunk_id")))
     return (group_by_event(results) if request.per_event else results)[:request.k]
@@ -153,18 +153,27 @@ def candidates(conn: psycopg.Connection, request: SearchRequest, vector: list[fl
     where = " AND ".join(filters)
     found = Candidates(source=source, params=params)
     lists = found.lists
-    lists["fact_vector"] = [r[0] for r in conn.execute(
-        f"SELECT f.fact_id FROM {source} f WHERE {where} ORDER BY f.embedding <=> %(q)s::vector LIMIT %(n)s",
-        params).fetchall()]
-    if params["tsq"]:
-        lists["fact_text"] = _fact_text_list(conn, request, source, where, params)
+    fact_vector = [(r[0], 1.0 - float(r[1])) for r in conn.execute(
+        f"SELECT f.fact_id, f.embedding <=> %(q)s::vector FROM {source} f WHERE {where} "
+        "ORDER BY f.embedding <=> %(q)s::vector LIMIT %(n)s", params).fetchall()]
+    fact_text = _fact_text_list(conn, request, source, where, params) if params["tsq"] else []
     # the graph's answer: the slots the question names, and multi-hop paths over current beliefs
     lists["graph"], found.graph_weight = graph.search_list(
         conn, request.namespace, request.query, source=source, where=where, params=params,
         believed="f.valid_to IS NULL" if when is None else "TRUE", limit=CANDIDATES)
+    chunk_vector: list[tuple[str, float]] = []
+    chunk_text: list[tuple[str, float]] = []
     if request.include_chunks and not request.narrowed:
-        found.chunk_rows = _chunk_lists(conn, request, params, lists)
-    found.fact_ids = list(dict.fromkeys(lists["fact_vector"] + lists.get("fact_text", []) + lists["graph"]))
+        chunk_vector, chunk_text = _chunk_lists(conn, request, params, lists)
+    lists["vector"] = merged(fact_vector, chunk_vector, limit=CANDIDATES)
+    if params["tsq"]:
+        lists["text"] = merged(fact_text, chunk_text, limit=CANDIDATES)
+    is_fact = {fid for fid, _ in fact_vector + fact_text}
+    found.fact_ids = list(dict.fromkeys(
+        [i for i in lists["vector"] + lists.get("text", []) if i in is_fact] + lists["graph"]))
+    chunk_ids = list(dict.fromkeys(i for name in ("vector", "text", "passage_vector", "passage_text")
+                                   for i in lists.get(name, []) if i not in is_fact))
+    found.chunk_rows = _chunk_rows(conn, chunk_ids)
     found.event_of = dict(conn.execute(
         "SELECT fact_id, bronze_event_id FROM silver.facts WHERE fact_id = ANY(%s)", (found.fact_ids,)).fetchall()
         if found.fact_ids else [])
@@ -172,13 +181,28 @@ def candidates(conn: psycopg.Connection, request: SearchRequest, vector: list[fl
     return found
 
 
+def merged(*ranked: list[tuple[str, float]], limit: int) -> list[str]:
+    """One ranked list from several lists of (id, score) whose scores compare (higher first; a tie
+    keeps the order of the arguments, then each list's own order).
+
+    Facts and chunks are one collection per view: a question is answered by whichever states it
+    best, a fact or the sentence a turn said, and each view votes once for it. Two lists per view
+    (facts, then chunks) would give a turn with a matching fact two votes and a turn that stated no
+    fact only one, though that turn (a fragment answer, an anecdote) is often the evidence.
+    """
+    pool = [(score, n, i, item) for n, rows in enumerate(ranked) for i, (item, score) in enumerate(rows)]
+    pool.sort(key=lambda r: (-r[0], r[1], r[2]))
+    return list(dict.fromkeys(item for *_, item in pool))[:limit]
+
+
 def _fact_text_list(conn: psycopg.Connection, request: SearchRequest, source: str, where: str,
-                    params: dict[str, Any]) -> list[str]:
-    """Full-text (BM25) fact candidates through the owner function (the GIN index cannot serve ``@@``
-    under row-level security), then the same filters as the vector list, in rank order."""
+                    params: dict[str, Any]) -> list[tuple[str, float]]:
+    """Full-text (BM25) fact candidates and their scores through the owner function (the GIN index
+    cannot serve ``@@`` under row-level security), then the same filters as the vector list, in rank
+    order."""
     filtered = request.narrowed or request.as_of is not None
     rows = conn.execute(
-        "SELECT fact_id FROM silver.fts_facts(%(ns)s, %(tsq_all)s, %(tsq_pairs)s, %(tsq)s, %(fts_n)s, "
+        "SELECT fact_id, rank FROM silver.fts_facts(%(ns)s, %(tsq_all)s, %(tsq_pairs)s, %(tsq)s, %(fts_n)s, "
         "%(current_only)s)",
         {**params, "fts_n": CANDIDATES * 4 if filtered else CANDIDATES,
          "current_only": request.as_of is None and not request.include_superseded},
@@ -188,29 +212,37 @@ def _fact_text_list(conn: psycopg.Connection, request: SearchRequest, source: st
             f"SELECT f.fact_id FROM {source} f WHERE {where} AND f.fact_id = ANY(%(ids)s)",
             {**params, "ids": [r[0] for r in rows]}).fetchall()}
         rows = [r for r in rows if r[0] in keep][:CANDIDATES]
-    return [r[0] for r in rows]
+    return [(r[0], float(r[1])) for r in rows]
 
 
 def _chunk_lists(conn: psycopg.Connection, request: SearchRequest, params: dict[str, Any],
-                 lists: dict[str, list[str]]) -> dict[str, tuple[Any, ...]]:
-    """Add the chunk and passage lists (vector and full text) to ``lists``; return the rows of every
-    chunk they name: (chunk_id, bronze_event_id, char_start, char_end, text, occurred_at,
-    provenance_root, source, source_event_id, unit)."""
+                 lists: dict[str, list[str]]) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    """Add the passage lists (vector and full text over whole passages) to ``lists``; return the
+    chunk candidates of the vector and the full-text view with their scores (every chunk: passages
+    and sentences), to be merged with the facts'."""
     cfilter = "c.namespace = %(ns)s AND c.embedding IS NOT NULL"
     if request.as_of is not None:
         cfilter += " AND c.occurred_at <= %(when)s"
     # every chunk, then whole passages only: a turn is also found by what it says as a whole
+    scored: dict[str, list[tuple[str, float]]] = {}
     for name, unit_filter in (("chunk_vector", ""), ("passage_vector", " AND c.unit = 'passage'")):
-        lists[name] = [r[0] for r in conn.execute(
-            f"SELECT c.chunk_id FROM silver.chunks c WHERE {cfilter}{unit_filter} "
+        scored[name] = [(r[0], 1.0 - float(r[1])) for r in conn.execute(
+            f"SELECT c.chunk_id, c.embedding <=> %(q)s::vector FROM silver.chunks c WHERE {cfilter}{unit_filter} "
             "ORDER BY c.embedding <=> %(q)s::vector LIMIT %(n)s", params).fetchall()]
     if params["tsq"]:
         for name, function in (("chunk_text", "fts_chunks"), ("passage_text", "fts_passages")):
-            lists[name] = [r[0] for r in conn.execute(
-                f"SELECT chunk_id FROM silver.{function}(%(ns)s, %(tsq_all)s, %(tsq_pairs)s, %(tsq)s, "
+            scored[name] = [(r[0], float(r[1])) for r in conn.execute(
+                f"SELECT chunk_id, rank FROM silver.{function}(%(ns)s, %(tsq_all)s, %(tsq_pairs)s, %(tsq)s, "
                 "%(n)s, %(before)s)", {**params, "before": request.as_of}).fetchall()]
-    chunk_ids = list(dict.fromkeys(lists["chunk_vector"] + lists.get("chunk_text", [])
-                                   + lists["passage_vector"] + lists.get("passage_text", [])))
+    lists["passage_vector"] = [cid for cid, _ in scored["passage_vector"]]
+    if "passage_text" in scored:
+        lists["passage_text"] = [cid for cid, _ in scored["passage_text"]]
+    return scored["chunk_vector"], scored.get("chunk_text", [])
+
+
+def _chunk_rows(conn: psycopg.Connection, chunk_ids: list[str]) -> dict[str, tuple[Any, ...]]:
+    """The rows of the candidate chunks: (chunk_id, bronze_event_id, char_start, char_end, text,
+    occurred_at, provenance_root, source, source_event_id, unit)."""
     if not chunk_ids:
         return {}
     return {row[0]: row for row in conn.execute(
@@ -238,13 +270,9 @@ def verify(conn: psycopg.Connection, request: SearchRequest, found: Candidates) 
     return fusion.chunk_standing({cid: (r[1], r[2], r[3]) for cid, r in found.chunk_rows.items()}, rows)
 
 
-def fuse(found: Candidates, standing: dict[str, fusion.ChunkStanding]) -> dict[str, float]:
-    """Turn-level fusion: every list votes once per Bronze event (``serve/fusion.py``). A turn that
-    stated no fact has only its text to stand for it: its chunk votes for both views."""
-    lists, rows = found.lists, found.chunk_rows
-    unstated = {rows[cid][1] for cid, st in standing.items() if not st.supports and not st.closed}
-    return fusion.fuse(lists, found.event_of, weights={"graph": found.graph_weight},
-                       stand_in={"chunk_vector": unstated, "chunk_text": unstated})
+def fuse(found: Candidates) -> dict[str, float]:
+    """Turn-level fusion: every list votes once per Bronze event (``serve/fusion.py``)."""
+    return fusion.fuse(found.lists, found.event_of, weights={"graph": found.graph_weight})
 
 
 def serve(conn: psycopg.Connection, request: SearchRequest, found: Candidates, scores: dict[str, float],

@@ -108,9 +108,9 @@ def test_a_named_thread_links_messages_with_roots_of_their_own(engine_conn: psyc
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "since the distiller stopped copying sentences into facts, the fragment answer has only its chunk; it "
-    "stands in for the fact view too (fusion.fuse stand_in) but a fact matching 'call' still edges it out "
-    "(0.349 vs 0.322 x the importance boost): the LoCoMo shortfall in the README has the same cause"))
+    "the fragment answer has only its chunk; with facts and chunks in one list per view it now outranks "
+    "every fact (the 'calls every Sunday' fact among them), but the question turn it replies to shares "
+    "'call' and 'puppy' with the query and ranks first (0.364 vs 0.334)"))
 def test_answer_turn_is_found_by_the_question_it_replies_to(settings: Settings,
                                                             engine_conn: psycopg.Connection) -> None:
     turns = [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from medallion.serve.fusion import OWN_SHARE, RRF_K, fuse
+from medallion.serve.search import merged
 
 
 def test_many_items_of_one_event_do_not_outvote_two_lists_that_agree() -> None:
@@ -31,11 +32,18 @@ def test_an_item_without_an_event_is_its_own_event_and_weights_apply() -> None:
     assert fuse(lists, {})["y"] > fuse(lists, {})["x"]
 
 
-def test_a_turn_that_stated_no_fact_votes_with_its_chunk_for_both_views() -> None:
-    # event 1 has a fact and a chunk, each second; event 2 stated no fact: its chunk is first
-    lists = {"fact_vector": ["f3", "f1"], "chunk_vector": ["c2", "c1"]}
-    event_of = {"f1": 1, "c1": 1, "c2": 2, "f3": 3}
-    plain = fuse(lists, event_of)
-    assert plain["c1"] > plain["c2"]  # two second places outvote one first place
-    scores = fuse(lists, event_of, stand_in={"chunk_vector": {2}})
-    assert scores["c2"] > scores["c1"]  # standing in for the fact view, the first place wins
+def test_facts_and_chunks_are_one_list_per_view_so_a_turn_without_facts_competes_equally() -> None:
+    # event 1 has a fact and a chunk, each below event 2's chunk (event 2 stated no fact)
+    vector = merged([("f1", 0.8)], [("c2", 0.9), ("c1", 0.7)], limit=10)
+    assert vector == ["c2", "f1", "c1"]
+    scores = fuse({"vector": vector}, {"f1": 1, "c1": 1, "c2": 2})
+    assert scores["c2"] > scores["f1"] > scores["c1"]  # one vote per event per view; the best item leads
+    # two lists per view would hand event 1 two votes against event 2's one
+    split = fuse({"fact_vector": ["f1"], "chunk_vector": ["c2", "c1"]}, {"f1": 1, "c1": 1, "c2": 2})
+    assert split["f1"] > split["c2"]
+
+
+def test_merged_breaks_ties_by_argument_order_and_cuts_at_the_limit() -> None:
+    assert merged([("f", 0.5)], [("c", 0.5)], limit=5) == ["f", "c"]
+    assert merged([("a", 3.0), ("b", 1.0)], [("c", 2.0)], limit=2) == ["a", "c"]
+    assert merged([], [], limit=3) == []

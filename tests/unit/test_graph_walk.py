@@ -91,10 +91,10 @@ def test_a_bridge_that_leads_to_more_of_the_question_outranks_its_prefix() -> No
 def test_of_two_paths_the_one_explaining_more_of_the_question_wins() -> None:
     # the CTO path matches two keys in full; the longer one adds "region", behind a bridge and with
     # a half-matched key, and still explains one more word of the question
-    edges = [("zephyr", "built_by", "corvid", "f-built"), ("corvid", "chief_technology_officer", "mona", "f-cto"),
+    edges = [("corvid", "chief_technology_officer", "mona", "f-cto"),
              ("mona", "raised_in_town", "graz", "f-raised"), ("graz", "part_of_region", "styria", "f-region")]
-    ranked = _ranked(edges, "What region does the CTO of the builder of Zephyr come from?", "zephyr")
-    assert ranked[:4] == ["f-region", "f-raised", "f-cto", "f-built"]
+    ranked = _ranked(edges, "What region does the CTO of Corvid come from?", "corvid")
+    assert ranked[:3] == ["f-region", "f-raised", "f-cto"]
 
 
 def test_the_list_weight_counts_every_hop_of_the_best_path() -> None:
