@@ -63,11 +63,11 @@ TABLE = [
     # works_at / role / member_of
     row("works_at-work-at", "I work at Google.", [("Alice", "works_at", "Google", NOW)]),
     # a job noun says the slot whatever the verb that takes or ends it ("got a job at", "landed a job as")
-    row("role-new-job-as", "I started a new job as a data analyst last week.",
-        [("Alice", "role", "data analyst", "2026-11-18")]),
+    row("role-new-job-as", "I started a new job as a pastry chef last week.",
+        [("Alice", "role", "pastry chef", "2026-11-18")]),
     row("works_at-got-a-job-at", "Priya got a job at Lumen Health.", [("Priya", "works_at", "Lumen Health", NOW)]),
-    row("works_at-lost-job-at", "I lost my job at Door Dash yesterday.",
-        [("Alice", "works_at", "none (left Door Dash)", "2026-11-24")]),
+    row("works_at-lost-job-at", "I lost my job at Kestrel Freight yesterday.",
+        [("Alice", "works_at", "none (left Kestrel Freight)", "2026-11-24")]),
     row("works_at-joined-on-date", "I joined Stripe on 3 May.", [("Alice", "works_at", "Stripe", "2026-05-03")]),
     row(
         "works_at-no-year-most-recent-past",

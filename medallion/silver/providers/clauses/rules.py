@@ -285,7 +285,7 @@ def copula_adjective(s: Sentence) -> Reading | None:
 
 
 # A job taken (or ended) is read by the job noun the verb governs, not by the verb: "started a new
-# job as an analyst", "got a job at the bakery", "took a position at Stanford" all say where the
+# job as a pastry chef", "got a job at the bakery", "took a position at the lab" all say where the
 # subject works or what the subject does, in the curated slots.
 _JOB_NOUNS = frozenset({"job", "position", "post", "role", "gig", "internship", "placement"})
 _JOB_TAKEN = frozenset({"start", "get", "land", "find", "take", "accept", "begin", "secure", "have", "score", "win"})
@@ -295,8 +295,8 @@ _TRAILING_WHEN = re.compile(r"\s+(?:on|in|since|from)\s+\d{4}-\d{2}-\d{2}$")
 
 
 def job_object(s: Sentence) -> Reading | None:
-    """'I started a new job as an analyst' → role; 'Gina got a job at the bakery' → works_at; 'I lost
-    my job at Door Dash' → works_at "none (left Door Dash)" (the slot's value ends). A job noun
+    """'I started a new job as a pastry chef' → role; 'Priya got a job at the bakery' → works_at; 'I
+    lost my job at Kestrel Freight' → works_at "none (left Kestrel Freight)" (the slot's value ends). A job noun
     governed by a verb that takes or ends it; a wish, a search, a hedge or a negation is left to
     the other rules ("looking for a job at X" says nothing about where X works)."""
     root = s.root
@@ -321,7 +321,7 @@ def job_object(s: Sentence) -> Reading | None:
     if relation is None:
         return None
     value, _ = typed_value(s, found[relation])
-    value = _TRAILING_WHEN.sub("", str(value))  # "as an analyst last week": the date says when, not what
+    value = _TRAILING_WHEN.sub("", str(value))  # "as a pastry chef last week": the date says when, not what
     if verb in _JOB_ENDED:
         value = f"none (left {value})"
     return make_reading(s, subject_name(s, subj[0]), relation, found[relation], "job_object", stative=True,
