@@ -316,6 +316,10 @@ CASES: list[Case] = [
          "Sigrid switched her timezone to America/Halifax.",
          "Vaduz", "Halifax", "What is Sigrid's timezone?"),
     # ================================================================== many-valued: both stay current
+    Case("many-joined-groups-chat", "both_current", "groups", "user:ilka", "transcript", "Ilka",
+         "I joined a climbing gym near the harbour last month.",
+         "I also joined a volunteer program at the food bank, Saturdays only.",
+         "climbing", "volunteer", "What has Ilka joined?"),
     Case("many-languages", "both_current", "languages", "user:ottilie", "transcript", "Ottilie",
          "I speak Basque at home.",
          "I also speak Tagalog, picked it up while volunteering in Cebu.",

@@ -65,6 +65,7 @@ TABLE = [
     # a job noun says the slot whatever the verb that takes or ends it ("got a job at", "landed a job as")
     row("role-new-job-as", "I started a new job as a pastry chef last week.",
         [("Alice", "role", "pastry chef", "2026-11-18")]),
+    row("member_of-joined-a-gym", "I joined a gym last month.", [("Alice", "member_of", "gym", "2026-10-25")]),
     row("works_at-got-a-job-at", "Priya got a job at Lumen Health.", [("Priya", "works_at", "Lumen Health", NOW)]),
     row("works_at-lost-job-at", "I lost my job at Kestrel Freight yesterday.",
         [("Alice", "works_at", "none (left Kestrel Freight)", "2026-11-24")]),

@@ -22,6 +22,7 @@ _ISO_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _PHONE_RE = re.compile(r"^\+?\d{2,5}(?:[ .-]\d{2,8}){1,4}$")
 _EMAIL_RE = re.compile(r"^[\w.%+-]+@[\w.-]+\.[a-z]{2,}$", re.I)
 _VERSION_RE = re.compile(r"(?:^|\s)v?\d+(?:\.\d+)+[a-z]?$")
+_EMPLOYER_RE = re.compile(r"\b(?:company|startup|firm|agency|studio|lab|business|employer)\b", re.I)
 _TEAM_RE = re.compile(r"\b(?:team|squad|group|guild|chapter|committee|department|dept|tribe|pod|unit|crew)$", re.I)
 # Verbs that say a value changed to a new one ("changed to", "moved to", "was raised to").
 CHANGE_VERBS = frozenset({"change", "move", "switch", "raise", "lower", "increase", "decrease", "reduce", "cut",
@@ -137,7 +138,9 @@ def _changed(s: Sentence) -> bool:
 def _by_value(key: str, origin: str, value: Any, vtype: str, relation: str) -> tuple[str, str] | None:
     """A slot that the value's shape decides: a phone number or an email address under any phrase
     ("can be reached at", "office phone"); a version number under 'run', 'be on', 'upgrade to'; a
-    team under a move ("transferred to the Growth squad"); a clock time under a move or 'be at'."""
+    team under a move ("transferred to the Growth squad"); a clock time under a move or 'be at'; a
+    group that is no named organisation under 'join' ("joined a gym": one more membership, not an
+    employer that a later one would replace)."""
     text = value if isinstance(value, str) and vtype != "date" else ""  # "2026-05-07" is neither phone nor version
     if _PHONE_RE.match(text) and (origin == "learned" or key == "amount"):
         return "phone", "curated"
@@ -148,6 +151,8 @@ def _by_value(key: str, origin: str, value: Any, vtype: str, relation: str) -> t
         return "version", "curated"
     if _TEAM_RE.search(text) and (verb in CHANGE_VERBS or key in ("lives_in", "uses")):
         return "member_of", "curated"
+    if key == "works_at" and verb == "join" and vtype != "entity" and not _EMPLOYER_RE.search(text):
+        return "member_of", "curated"  # "joined a gym", "joined a choir": a membership, not an employer
     return None
 
 
