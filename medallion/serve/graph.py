@@ -43,6 +43,7 @@ from medallion.silver import predicates as vocabulary_aliases
 from medallion.silver.predicates import slot_for
 
 MAX_HOPS = 3
+FOLLOW_STEPS = 8  # an explicit path names each hop's predicate, so it may go further than the search's walk
 MAX_UNMATCHED = 1  # hops of a path whose predicate matches no query word (bridges such as "the author of")
 BRIDGE_COST = 0.65  # a bridge costs more than half a matched hop: it must lead to words its prefix left unexplained
 UNMATCHED = 0.25  # ... but never takes a path below this share of what it matched (its only route keeps a rank)
@@ -364,13 +365,13 @@ def steps(predicates: Sequence[str]) -> list[Step]:
     """The steps of an explicit path, each predicate resolved the way the distiller resolves a relation
     phrase ("works for" → ``works_at``; "employs" → ``works_at`` walked backwards).
 
-    Raises ValueError (one sentence) for an empty path, a path over :data:`MAX_HOPS` * 2 hops, or a
+    Raises ValueError (one sentence) for an empty path, a path over :data:`FOLLOW_STEPS` hops, or a
     predicate with no word in it.
     """
     if not predicates:
         raise ValueError("follow needs at least one predicate, e.g. works_at")
-    if len(predicates) > 2 * MAX_HOPS:
-        raise ValueError(f"follow takes at most {2 * MAX_HOPS} predicates")
+    if len(predicates) > FOLLOW_STEPS:
+        raise ValueError(f"follow takes at most {FOLLOW_STEPS} predicates")
     out = []
     for given in predicates:
         slot = slot_for(given) if isinstance(given, str) else None

@@ -123,6 +123,10 @@ def test_steps_resolve_phrases_like_the_distiller() -> None:
         graph.steps([])
     with pytest.raises(ValueError, match="no word"):
         graph.steps(["--"])
+    # an explicit path names every hop, so it may go further than the search's walk (MAX_HOPS)
+    assert len(graph.steps(["spouse"] * graph.FOLLOW_STEPS)) == graph.FOLLOW_STEPS > graph.MAX_HOPS
+    with pytest.raises(ValueError, match=f"at most {graph.FOLLOW_STEPS} predicates"):
+        graph.steps(["spouse"] * (graph.FOLLOW_STEPS + 1))
 
 
 def test_mentions_are_whole_names_longest_first() -> None:
