@@ -430,3 +430,15 @@ def test_a_job_searched_hedged_or_denied_is_no_employer_or_role(content: str) ->
     """A job noun reads as employment only when a verb takes or ends the job: a search, a wish, a
     hedge or a negation says nothing about where the subject works or what the subject does."""
     assert not [f for f in DISTILLER.distill(make_event(content)) if f.predicate in ("works_at", "role")]
+
+
+@pytest.mark.parametrize("content", [
+    "I moved on to bigger projects last year.",
+    "It's been helping me move forward to healthier habits!",
+    "Lena moved ahead to the final round.",
+])
+def test_a_figurative_move_is_no_new_home(content: str) -> None:
+    """ "moved on to", "move forward to", "moved ahead to" are figures of speech: reading them as a move
+    would put "bigger projects" in the single-valued ``lives_in`` slot and close the real home."""
+    facts = DISTILLER.distill(make_event(content))
+    assert not [f for f in facts if f.predicate == "lives_in"]

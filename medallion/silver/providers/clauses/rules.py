@@ -184,8 +184,15 @@ def relational_noun(s: Sentence) -> Reading | None:
     return None
 
 
+# "moved on to bigger projects", "move forward to healthier habits": a change verb with one of these
+# particles is a figure of speech, not an attribute taking a new value (nor a new home)
+_FIGURATIVE = frozenset({"on", "forward", "ahead", "along", "past", "beyond", "away"})
+
+
 def _change_to(s: Sentence, verb: Any) -> tuple[Any, str] | None:
     """The new value of a change verb: its *to* object ("raised to 2.5M", "goes up to 55k")."""
+    if any(p.dep_ in ("prt", "advmod") and p.lower_ in _FIGURATIVE for p in verb.children):
+        return None
     particles = [p for p in verb.children if p.dep_ in ("prt", "advmod") and p.lower_ in ("up", "down", "back", "over")]
     for prep in children(verb, "prep", "dative") + [p for t in particles for p in children(t, "prep")]:
         objs = children(prep, "pobj")
@@ -356,7 +363,8 @@ def verb_preposition(s: Sentence) -> Reading | None:
         objs = children(prep, "pobj")
         if not objs or is_when(s, objs[0]):
             continue
-        particle = "".join(f"{p.lower_} " for p in children(root, "prt"))
+        particle = "".join(f"{p.lower_} " for p in children(root, "prt")
+                           + [a for a in children(root, "advmod") if a.lower_ in _FIGURATIVE])
         obj, relation, definite = objs[0], f"{root.lemma_} {particle}{prep.lower_}", False
         cls = classifier(obj)
         if cls:
