@@ -50,6 +50,7 @@ RULE_CASES = [
     ("role", "I was promoted to principal designer", [(None, "role", "Principal Designer", None)]),
     ("works_at", "I work for Globex as a data analyst",
      [(None, "works_at", "Globex", "Globex"), (None, "role", "Data Analyst", None)]),
+    ("started_at", "I started with Acme in 2019", [(None, "works_at", "Acme", "Acme")]),
     ("belongs_to", "I belong to the chess club", [(None, "member_of", "chess club", "chess club")]),
     ("joined", "I joined the quarterly retro", [(None, "attended", "quarterly retro", "quarterly retro")]),
     ("moving_to", "I am moving to Ghent", [(None, "plans", "move to Ghent", None)]),
@@ -77,6 +78,7 @@ def test_rules_answer_none_outside_their_phrasing_or_scope() -> None:
     assert rule("i_am_name")(clause("Marek is Mo")) is None  # first person only
     assert rule("thing_located")(clause("Alma is in Lisbon")) is None  # a person lives, a thing is located
     assert rule("email_mentioned")(clause("Marek checks rosa.k@example.org daily")) is None
+    assert rule("started_at")(clause("I started with small sketches and tutorials")) is None  # how, not where
 
 
 def test_joined_without_a_readable_value_stops_the_table() -> None:

@@ -210,11 +210,13 @@ def joined(clause: RuleInput) -> Verdict:
 
 
 def started_at(clause: RuleInput) -> Verdict:
-    """ "I started a new job at Acme" → works_at."""
+    """ "I started a new job at Acme", "started at northwind studios" → works_at. After *with* only a
+    name ("started with Acme"): "started with small sketches" says how, not where."""
     m = R_START_AT.match(clause.rest)
     if m:
         org = clean_value(m.group("v"), ("as", "in", "since", "for", "from", "on"))
-        if org:
+        with_common_noun = re.search(r"\bwith\s*$", clause.rest[:m.start("v")], re.I) and not (org or " ")[0].isupper()
+        if org and not with_common_noun:
             return [ProtoFact("works_at", org, org, confidence=clause.confidence)]
     return None
 
