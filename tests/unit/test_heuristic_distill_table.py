@@ -442,3 +442,13 @@ def test_a_figurative_move_is_no_new_home(content: str) -> None:
     would put "bigger projects" in the single-valued ``lives_in`` slot and close the real home."""
     facts = DISTILLER.distill(make_event(content))
     assert not [f for f in facts if f.predicate == "lives_in"]
+
+
+def test_a_named_employer_read_by_its_job_noun_is_an_entity_and_an_ended_job_is_not() -> None:
+    """ "got a job at Lumen Health" links Priya to the organisation (an edge the graph can walk), as
+    "I work at Google" does; "lost my job at X" ends the slot and draws no edge to X."""
+    [took] = DISTILLER.distill(make_event("Priya got a job at Lumen Health last week."))
+    assert (took.predicate, took.value, took.value_type, took.object_entity) == (
+        "works_at", "Lumen Health", "entity", "Lumen Health")
+    [ended] = DISTILLER.distill(make_event("I lost my job at Kestrel Freight yesterday."))
+    assert (ended.predicate, ended.value_type, ended.object_entity) == ("works_at", "text", None)

@@ -327,12 +327,13 @@ def job_object(s: Sentence) -> Reading | None:
     relation = "work at" if "work at" in found else "work as" if "work as" in found else None
     if relation is None:
         return None
-    value, _ = typed_value(s, found[relation])
-    value = _TRAILING_WHEN.sub("", str(value))  # "as a pastry chef last week": the date says when, not what
+    value, vtype = typed_value(s, found[relation])
+    if isinstance(value, str):
+        value = _TRAILING_WHEN.sub("", value)  # "as a pastry chef last week": the date says when, not what
     if verb in _JOB_ENDED:
-        value = f"none (left {value})"
+        value, vtype = f"none (left {value})", "text"  # the slot's value ends: no edge to the old employer
     return make_reading(s, subject_name(s, subj[0]), relation, found[relation], "job_object", stative=True,
-                        definite=True, value=value)
+                        definite=True, value=value, value_type=vtype)
 
 
 def verb_classifier(s: Sentence) -> Reading | None:

@@ -157,10 +157,13 @@ def _by_value(key: str, origin: str, value: Any, vtype: str, relation: str) -> t
 
 
 def make_reading(s: Sentence, subject: str | None, relation: str, value_head: Any, rule: str, *,
-             stative: bool, definite: bool = False, inverse_ok: bool = True, value: Any = None) -> Reading | None:
+             stative: bool, definite: bool = False, inverse_ok: bool = True, value: Any = None,
+             value_type: str = "text") -> Reading | None:
+    """The reading of ``value_head`` (typed by :func:`typed_value`) or of a ``value`` the rule built,
+    typed ``value_type``, in the slot ``relation`` names."""
     if not subject:
         return None
-    vtype = "text"
+    vtype = value_type
     if value is None:
         value, vtype = typed_value(s, value_head)
     if not value or (isinstance(value, str) and value.lower() in PRONOUNS | ADDRESSEE):

@@ -215,8 +215,8 @@ def started_at(clause: RuleInput) -> Verdict:
     m = R_START_AT.match(clause.rest)
     if m:
         org = clean_value(m.group("v"), ("as", "in", "since", "for", "from", "on"))
-        with_common_noun = re.search(r"\bwith\s*$", clause.rest[:m.start("v")], re.I) and not (org or " ")[0].isupper()
-        if org and not with_common_noun:
+        after_with = clause.rest[:m.start("v")].rstrip().lower().endswith("with")
+        if org and (org[0].isupper() or not after_with):
             return [ProtoFact("works_at", org, org, confidence=clause.confidence)]
     return None
 
