@@ -69,8 +69,24 @@ class Settings(BaseSettings):
         default=None, validation_alias=AliasChoices("HINDSIGHT_URL", "hindsight_url")
     )
     token: str | None = Field(default=None, repr=False)
+    distill_budget_seconds: float = Field(
+        default=2.0, ge=0.0,
+        description="CPU seconds one event's distillation may use; an event over it is parked (the next run "
+        "retries it) and the run goes on. 0 turns the budget off.",
+    )
     max_content_bytes: int = Field(
         default=1_048_576, gt=0, description="Events whose content exceeds this many UTF-8 bytes are quarantined."
+    )
+
+    # The MCP server's sessions: one per distinct caller, each holding two or three database connections.
+    mcp_max_sessions: int = Field(
+        default=16, ge=1, le=1000,
+        description="Callers (distinct tokens) the MCP server keeps a session open for at once; a new caller "
+        "takes the place of the one idle longest, and is refused only while every session is in a call.",
+    )
+    mcp_session_idle_seconds: float = Field(
+        default=300.0, gt=0,
+        description="An MCP session unused this long is closed and its database connections freed.",
     )
 
     @property

@@ -12,7 +12,8 @@ resolving one old event against a newer ledger would not reproduce a full rebuil
 
 An event the derivation cannot handle (poison input that got past the contract, a model fault) is
 parked in ``silver.derivation_failures`` with its step and reason and retried by the next run; the
-rest of its namespace and every other namespace go on (R10). A window that fails as a whole is rolled
+rest of its namespace and every other namespace go on (R10). So is an event whose distillation uses
+more than its CPU budget (:mod:`medallion.silver.distill_budget`). A window that fails as a whole is rolled
 back and derived again one event at a time, so that only the culprit is parked; the outcome is the
 same as if the culprit had never been in Bronze, in an incremental run and in a full rebuild alike.
 """
@@ -40,6 +41,7 @@ from medallion.bronze.namespaces import namespaces as bronze_namespaces
 from medallion.settings import Settings
 from medallion.silver import chunks as chunking
 from medallion.silver import distill_memo, documents, overlays, restate, vocabulary_table
+from medallion.silver.distill_budget import BudgetedDistiller
 from medallion.silver.embed import Embedder
 from medallion.silver.fingerprint import derivation_fingerprint, distill_fingerprint, judge_answer_fingerprint
 from medallion.silver.judge import HeuristicJudge
@@ -280,6 +282,8 @@ def _derive(
     report = DeriveReport()
     fingerprint = derivation_fingerprint(settings)
     distiller = distiller or make_distiller(settings)
+    if settings.distill_budget_seconds > 0:  # one slow event is parked instead of stalling the run
+        distiller = BudgetedDistiller(distiller, settings.distill_budget_seconds)
     judge = judge or make_judge(settings)
     embedder = Embedder(conn, settings.embedding_model)
     autocommit = conn.autocommit

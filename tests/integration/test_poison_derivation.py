@@ -5,14 +5,19 @@ or crashed the read side of one. The Bronze contract now refuses them at the doo
 written here straight into ``bronze.events`` as the superuser (what an older contract, a restore or
 a bug could have let in): the derivation is the second line of defence. A test distiller adds what
 a model could make of ordinary input: an exception, a lone surrogate, a value that is not JSON, a
-NUL that only PostgreSQL refuses (at the window's commit) and a date no reader can convert.
+NUL that only PostgreSQL refuses (at the window's commit) and a date no reader can convert. A
+distiller that never finishes an event (a regular expression that backtracks without end) is
+stopped at its CPU budget and the event parked the same way.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
+import threading
+import time
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -32,6 +37,7 @@ from medallion.serve.tools import open_tools
 from medallion.settings import Settings
 from medallion.silver import derive as derive_module
 from medallion.silver.derive import _poison, derive, ledger_hash
+from medallion.silver.providers import DistillError
 from medallion.silver.providers.heuristic import HeuristicDistiller
 from medallion.silver.types import EventInput, FactCandidate
 from tests.support.dagster_runs import materialize_all_partitions
@@ -309,3 +315,83 @@ def test_database_trouble_is_raised_not_parked() -> None:
     assert not _poison(psycopg.errors.AdminShutdown())
     assert not _poison(psycopg.errors.UniqueViolation())
     assert not _poison(KeyboardInterrupt())
+
+
+# The pattern that once held `materialize` for minutes (the distiller's own is fixed): on 'a_' × 34
+# it backtracks for longer than any test runs, inside the regular-expression engine's C code.
+_RUNAWAY_RE = re.compile(r"^(?P<np>[a-z][\w#./-]*(?:[-_.][\w]+)+(?:\s+[a-z][\w-]+){0,2}?)\s+(?=(?:is|are)\b)")
+SLOW = "POISON-SLOW " + "a_" * 34
+
+
+class RunawayDistiller(HeuristicDistiller):
+    """The heuristic distiller (its batch preparation included), except that a turn carrying the
+    marker runs the runaway pattern first: without a budget it would never return."""
+
+    def distill(self, event: EventInput) -> list[FactCandidate]:
+        if "POISON-SLOW" in event.content:
+            _RUNAWAY_RE.match(event.content.split(" ", 1)[1])
+        return super().distill(event)
+
+
+def test_an_event_over_its_distillation_budget_is_parked_and_the_run_goes_on(
+    engine_conn: psycopg.Connection, settings: Settings,
+) -> None:
+    """R10: an event whose distillation would never end is stopped at its CPU budget and parked at
+    the distill step with a reason saying so; every other event of its namespace and of another
+    namespace in the same run derives; the next run retries it and parks it again."""
+    budgeted = settings.model_copy(update={"distill_budget_seconds": 0.5})
+    valid = [*_valid(A, "a"), *_valid(B, "b")]
+    result = ingest_events(engine_conn, [*valid[:2], _event(A, "slow", SLOW), *valid[2:]])
+    slow_id = next(s.event_id for s in result.statuses if s.source_event_id == "slow")
+
+    started = time.process_time()
+    report = derive(engine_conn, budgeted, distiller=RunawayDistiller())
+    assert time.process_time() - started < 60  # the runaway alone would take hours
+    assert [(f["event_id"], f["namespace"], f["step"]) for f in report.failures] == [(slow_id, A, "distill")]
+    reason = _parked(engine_conn)[slow_id][1]
+    assert "distillation exceeded the 0.5 s budget" in reason
+    assert report.events == len(valid) and _derived(engine_conn) == {
+        r[0] for r in engine_conn.execute("SELECT event_id FROM bronze.events WHERE event_id <> %s", (slow_id,))}
+    facts = dict(engine_conn.execute("SELECT namespace, count(*) FROM silver.facts GROUP BY 1").fetchall())
+    assert facts[A] >= 2 and facts[B] >= 2
+
+    again = derive(engine_conn, budgeted, distiller=RunawayDistiller())
+    assert again.events == 0 and [f["event_id"] for f in again.failures] == [slow_id]
+    assert engine_conn.execute("SELECT attempts FROM silver.derivation_failures WHERE bronze_event_id = %s",
+                               (slow_id,)).fetchone()[0] == 2
+
+
+class BurningDistiller(HeuristicDistiller):
+    """Burns a second of CPU on a marked turn, then distills it as usual."""
+
+    def distill(self, event: EventInput) -> list[FactCandidate]:
+        if "POISON-SLOW" in event.content:
+            until = time.thread_time() + 1.0
+            while time.thread_time() < until:
+                pass
+        return super().distill(event)
+
+
+def test_the_budget_holds_in_a_worker_thread_too(engine_conn: psycopg.Connection, settings: Settings) -> None:
+    """Off the main thread no timer signal can stop a distiller: the over-budget event is refused when
+    it ends, so the same event is parked whichever thread derives (a server's worker, the CLI)."""
+    budgeted = settings.model_copy(update={"distill_budget_seconds": 0.2})
+    ingest_events(engine_conn, [_event(A, "slow", SLOW), *_valid(B, "b")])
+    reports: list[Any] = []
+    worker = threading.Thread(target=lambda: reports.append(derive(engine_conn, budgeted,
+                                                                   distiller=BurningDistiller())))
+    worker.start()
+    worker.join(120)
+    assert reports, "the derivation in the worker thread finished"
+    assert [(f["namespace"], f["step"]) for f in reports[0].failures] == [(A, "distill")]
+    assert "exceeded the 0.2 s budget" in reports[0].failures[0]["reason"]
+    assert reports[0].events == 5
+
+
+def test_without_a_budget_a_slow_event_is_derived(engine_conn: psycopg.Connection, settings: Settings) -> None:
+    """``distill_budget_seconds = 0`` turns the budget off: the slow event takes its time and derives."""
+    ingest_events(engine_conn, [_event(A, "slow", SLOW + " I work at Atlas.")])
+    report = derive(engine_conn, settings.model_copy(update={"distill_budget_seconds": 0.0}),
+                    distiller=BurningDistiller())
+    assert report.events == 1 and not report.failures
+    assert issubclass(DistillError, Exception)

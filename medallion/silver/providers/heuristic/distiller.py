@@ -5,6 +5,8 @@ pattern rules about each clause, and hands the sentences no rule read to the cla
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 
 from medallion.silver.providers import clauses
 from medallion.silver.providers.heuristic.candidates import (
@@ -49,13 +51,16 @@ class HeuristicDistiller:
 
     name = "heuristic"
 
-    def prepare(self, events: list[EventInput]) -> None:
+    def prepare(self, events: list[EventInput],
+                guard: Callable[[], AbstractContextManager[object]] = nullcontext) -> None:
         """Parse ahead, in one batch, every sentence the clause reader will be asked about for these
-        events (a dry run lists them); :meth:`distill` then finds them parsed."""
+        events (a dry run lists them); :meth:`distill` then finds them parsed. Each event's dry run
+        runs under ``guard()`` (the derivation's time budget), the batch parse outside it."""
         with clauses.collecting() as pending:
             for event in events:
                 try:
-                    self.distill(event)
+                    with guard():
+                        self.distill(event)
                 except Exception:  # noqa: BLE001 - the real pass reports (and parks) the event
                     continue
         clauses.warm(pending)

@@ -67,17 +67,33 @@ _INTERJ_BARE = r"(?:ok|okay|k|kk|so|well|oh|ah|anyway|anyways|btw|fyi|then|also|
 _WHO = r"(?:all|everyone|everybody|team|folks|guys|there|y'all|you\s+all|again|both|friends)"
 _INTERJ_RE = re.compile(
     rf"^(?:(?:{_INTERJ_PUNCT}(?:\s+{_WHO})?(?:,?\s+{NAME_TOKEN})?\s*[,!.:;~-]+\s*)"
-    rf"|(?:{_INTERJ_PUNCT}(?:\s+{_WHO})\s+)|(?:{_INTERJ_BARE}\s*[,!.:;-]*\s+))+",
+    rf"|(?:{_INTERJ_PUNCT}(?:\s+{_WHO})\s+)|(?:{_INTERJ_BARE}(?:\s*[,!.:;-]+)?\s+))+",
     re.I,
 )
+# A greeting, thanks or acknowledgement is a run of noise units (a word below, or any capitalised
+# word) and noise phrases. Each unit ends at its word's end, so one atomic group reads it; a phrase
+# is tried only when one of its words is no unit by itself ("Good luck": "luck"), since otherwise the
+# units read it too ("Good Morning") and a failing match would try every way of grouping a long run.
+_NOISE_WORDS = (
+    r"hi|hey|hello|yo|morning|thanks?|thx|ty|cheers|ok|okay|sure|sgtm|lgtm|great|cool|nice|awesome|perfect|lol|"
+    r"haha+|\+1|yes|yeah|yep|no|nope|congrats|congratulations|bye|goodbye|ttyl|noted|np|agreed|same|done|so|very|"
+    r"much|again|all|everyone|everybody|guys|team|folks|y'all|mate|buddy"
+)
+_NOISE_UNIT = rf"(?:{_NOISE_WORDS}|(?-i:[A-Z][a-z]+))\b"
+_NOISE_PHRASES = [
+    r"good\s+(?:morning|afternoon|evening|night)", r"thanks?\s+you", r"sounds\s+good", r"see\s+you", r"see\s+ya",
+    r"got\s+it", r"will\s+do", r"on\s+it", r"no\s+problem", r"no\s+worries", r"me\s+too",
+    r"good\s+to\s+see\s+you", r"nice\s+to\s+meet\s+you", r"talk\s+(?:soon|later)",
+    r"talk\s+to\s+you\s+(?:soon|later)", r"take\s+care", r"good\s+luck", r"well\s+done", r"nice\s+work",
+    r"great\s+work", r"good\s+job", r"great\s+job", r"totally\s+agree", r"makes\s+sense", r"a\s+lot", r"a\s+ton",
+]
+_GAP = r"\s+"
+_NOISE_PHRASE = "|".join(
+    [rf"(?!{_NOISE_UNIT}(?:\s+{_NOISE_UNIT}){{{len(p.split(_GAP)) - 1}}}){p}" for p in _NOISE_PHRASES]
+    + [r"i\s+(?:totally\s+|completely\s+|fully\s+)?agree"]
+)
 _NOISE_RE = re.compile(
-    r"^(?:(?:hi|hey|hello|yo|morning|good\s+(?:morning|afternoon|evening|night)|thanks?(?:\s+you)?|thx|ty|"
-    r"cheers|ok|okay|sure|sounds\s+good|sgtm|lgtm|great|cool|nice|awesome|perfect|lol|haha+|\+1|yes|yeah|yep|"
-    r"no|nope|congrats|congratulations|bye|goodbye|see\s+you|see\s+ya|ttyl|got\s+it|noted|will\s+do|on\s+it|"
-    r"np|no\s+problem|no\s+worries|agreed|same|me\s+too|done|good\s+to\s+see\s+you|nice\s+to\s+meet\s+you|"
-    r"talk\s+(?:to\s+you\s+)?(?:soon|later)|take\s+care|good\s+luck|well\s+done|nice\s+work|great\s+work|"
-    r"good\s+job|great\s+job|totally\s+agree|i\s+(?:totally\s+|completely\s+|fully\s+)?agree|makes\s+sense|so|very|much|a\s+lot|a\s+ton|again|all|"
-    r"everyone|everybody|guys|team|folks|y'all|mate|buddy|(?-i:[A-Z][a-z]+))\b[\s\W]*)+$"
+    rf"^(?:(?:(?:{_NOISE_PHRASE})\b|(?>{_NOISE_UNIT}))[\s\W]*)+$"
     r"|^(?:welcome|congrats|congratulations|happy\s+(?:birthday|holidays|new\s+year|friday|monday)|good\s+luck|"
     r"have\s+a\s+(?:good|great|nice|lovely|wonderful)|see\s+you|talk\s+to\s+you|enjoy|safe\s+travels|get\s+well|"
     r"welcome\s+aboard|well\s+done|nice\s+one|way\s+to\s+go)\b(?!.*\b(?:I|I'm|my|we|our)\b)",
@@ -158,7 +174,7 @@ _LEAD_NP = re.compile(
     r"(?=(?:is|are|was|were|has|have|had|runs|uses|now|currently|still|will|can|lives|owns|moved|sits)\b)"
 )
 _LEAD_BARE_NP = re.compile(
-    r"^(?P<np>[a-z][\w#./-]*(?:[-_.][\w]+)+(?:\s+[a-z][\w-]+){0,2}?)\s+"
+    r"^(?P<np>(?>[a-z][\w#./-]*[-_.]\w+)(?:\s+[a-z][\w-]+){0,2}?)\s+"
     r"(?=(?:is|are|was|were|has|have|runs|uses|now|currently|still|will|lives|owns|moved)\b)"
 )
 _VERBISH_RE = re.compile(

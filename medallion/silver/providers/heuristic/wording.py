@@ -119,8 +119,8 @@ _VALUE_CUT_RE = re.compile(
     r"and\s+(?:is|are|was|were|has|have|had|will|would|can|could)|by\s+the\s+way|if|after|before)\b"
 )
 _ARTICLE_RE = re.compile(r"^(?:(?:[Aa]n?|[Ss]ome|[Tt]his|[Tt]hat|the)\s+|The\s+(?![A-Z]))")
-_TRAILING_ADV_RE = re.compile(
-    r"(?:\s+(?:recently|lately|together|again|too|also|now|right\s+now|these\s+days|nowadays|a\s+lot|so\s+much|"
+_TRAILING_ADV_RE = re.compile(  # (?<!\s): a run of spaces is entered once, at its start
+    r"(?<!\s)(?:\s+(?:recently|lately|together|again|too|also|now|right\s+now|these\s+days|nowadays|a\s+lot|so\s+much|"
     r"very\s+much|sometimes|often|anymore|already|yet|though|especially|every\s+(?:day|week|month|year)|"
     r"for\s+years|for\s+ages|for\s+a\s+while|for\s+now|by\s+now|so\s+far))+$",
     re.I,
