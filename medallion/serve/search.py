@@ -1,5 +1,5 @@
 """Hybrid search as stages over one :class:`SearchRequest`: candidates → verification → fusion →
-serving (redaction) → grouping.
+serving (redaction) → the present → grouping.
 
 Candidates come from five ranked lists: one pgvector HNSW list and one BM25 full-text list over
 facts and chunks together (each merged by its own score, see :func:`merged`), the same two over whole
@@ -7,8 +7,9 @@ passages only, and the graph's list (``serve/graph.py``: the slots the query nam
 over current beliefs). Fusion (``serve/fusion.py``) gives every list one vote per Bronze event.
 Verification checks each chunk hit against the ledger: the facts it supports that are believed now
 (or at ``as_of``). Serving applies the people's overlays (``serve/served.py``) and drops
-what was found by redacted words. Grouping keeps one result per event, its other hits under
-``same_event``.
+what was found by redacted words. For a question about now, ``serve/present.py`` then puts the newest
+of similar candidates about one subject first. Grouping keeps one result per event, its other hits
+under ``same_event``.
 
 Every statement runs on the caller's connection, inside the row-level-security scope the caller
 opened; nothing here checks capabilities (``serve/tools.py`` does, before it opens the scope).
@@ -25,7 +26,7 @@ from typing import Any
 
 import psycopg
 
-from medallion.serve import fusion, graph, served
+from medallion.serve import fusion, graph, present, served
 from medallion.silver import queries as silver_queries
 from medallion.silver.embed import load_model
 
@@ -130,6 +131,8 @@ def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]
     scores = fuse(found)
     results = serve(conn, request, found, scores, standing)
     results.sort(key=lambda r: (-r["score"], r["kind"], r.get("fact_id") or r.get("chunk_id")))
+    if request.as_of is None:  # at a past moment the ledger of then answers; about now, the newest first
+        results = present.reorder(conn, request.query, vector, results)
     return (group_by_event(results) if request.per_event else results)[:request.k]
 
 

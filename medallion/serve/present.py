@@ -1,0 +1,300 @@
+"""At query time the present wins: for a question about now, the newest of several candidates that say
+the same kind of thing about the same subject ranks first (issue 31, point 4).
+
+Why: the ledger closes an old belief only when the distiller recognised that the new sentence fills
+the same slot. When it did not ("I work at A", later "officially started at B this morning"), both
+turns stay current and fusion ranks them by words alone, so the older, more literal turn often
+wins. A person reading the two turns knows the later one is the answer to "where does she work?";
+this stage does what that reader does, without naming any relation:
+
+* a *cluster* gathers candidates about the same subject whose stored embeddings are close (cosine ≥
+  :data:`SIMILAR`) and that are about as close to the question (within :data:`MARGIN`): in rank
+  order, each candidate joins the first cluster whose founding event (a turn and the facts it stated)
+  holds such an item, else starts its own; nothing chains through a member that joined later;
+* a candidate is about a subject when the subject's name is among its names (a fact's subject and
+  its aliases; for a chunk, the subjects of the facts its event stated where they overlap it, else its
+  speaker when it speaks in the first person) or, for a chunk, its words (a note names its subject);
+* two beliefs of one subject are never clustered with each other, nor a belief with a turn that
+  stated another belief of its subject: the ledger already compared them, and had they filled one
+  slot the older would be closed; the later *turn* still clusters with the earlier one; when the
+  question names a subject, only candidates about it are clustered;
+* when the question is about the present (:func:`about_the_present`), the turns of each cluster are
+  put newest first into the places the cluster already held (a turn's items keep their order; of
+  two valid from one time, the later-said first): the cluster keeps its best member's score and
+  every other result keeps its place;
+* a candidate of a many-valued meaning (a fact whose slot has cardinality ``many``, or a chunk whose
+  facts all do) is never reordered: a second hobby does not replace the first.
+
+A question about the past ("where did she work before", "in 2019", "used to") keeps the fused
+order, so older turns stay reachable; so does a search ``as_of`` a moment (the ledger of then
+answers). The stage uses the embeddings already stored with facts and chunks (one SQL statement for
+the window, no model call); the pure part is :func:`newest_first`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import psycopg
+
+from medallion.silver.chunks import speaker
+
+# Measured with bench/present_threshold.py --dev on tests/present_cases.py and the development
+# plain-language updates (bench/results/present_threshold.json): of 70 pairs (earlier turn, later turn
+# changing the value) 69 have a cosine ≥ 0.40 between their items and 65 are within 0.20 of each other
+# in closeness to the question (64 both). Cosine alone does not tell another topic of the same person
+# apart (0.42-0.51); its closeness to the question does (0.22-0.31 further than the answer).
+SIMILAR = 0.40  # cosine between two candidates' stored embeddings: "the same kind of thing"
+MARGIN = 0.20  # how much closer to the question one member of a cluster may be than another
+WINDOW_EVENTS = 10  # the results of the first N distinct events are looked at; the rest keep their order
+_QUOTED = 40  # the leading characters of a turn that identify it inside another chunk's context
+
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+# Cues that a question asks about another time than now: a past auxiliary, a word that points back,
+# a year. "ever" asks about any time, which is not the present either.
+PAST_WORDS = frozenset((
+    "did", "was", "were", "had", "used", "before", "previously", "formerly", "originally", "earlier",
+    "first", "former", "ago", "prior", "past", "once", "ever", "then", "until", "initially",
+))
+_YEAR = re.compile(r"\b(1[5-9]|20)\d\d\b")
+# Cues that it asks about now: a present auxiliary or a word for now.
+PRESENT_WORDS = frozenset((
+    "is", "are", "am", "does", "do", "has", "have", "s", "now", "currently", "nowadays", "today", "still",
+    "latest", "current", "presently", "anymore",
+))
+PRESENT_PHRASES = ("these days", "at the moment", "right now", "any more")
+FIRST_PERSON = frozenset(("i", "im", "me", "my", "mine", "myself", "ive", "id", "ill", "we", "our", "us"))
+
+
+def tokens(text: Any) -> set[str]:
+    return set(_TOKEN.findall(str(text or "").casefold()))
+
+
+def about_the_present(question: str) -> bool:
+    """Whether the question asks about now: a present cue and no past one.
+
+    A question with neither ("Who owned the van?": its tense is in the verb) is not reordered.
+    """
+    lowered = question.casefold().replace("’", "'")
+    words = set(_TOKEN.findall(lowered))
+    if words & PAST_WORDS or _YEAR.search(lowered):
+        return False
+    return bool(words & PRESENT_WORDS) or any(p in lowered for p in PRESENT_PHRASES)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One ranked result as this stage sees it."""
+
+    key: str
+    when: datetime | None
+    vector: Sequence[float] | None
+    to_question: float = 0.0  # cosine between its embedding and the question's
+    event: Any = None  # its Bronze event
+    follows: frozenset[Any] = frozenset()  # events whose text its embedding carries as context
+    names: tuple[frozenset[str], ...] = ()  # each name it is about, as its set of tokens
+    words: frozenset[str] = field(default_factory=frozenset)  # its own words and its names' tokens
+    many: bool = False  # of a many-valued meaning: never reordered
+    fact: bool = False  # a belief (else a chunk of raw text)
+
+
+def _mentions(name: frozenset[str], item: Candidate) -> bool:
+    return bool(name) and name <= item.words
+
+
+def same_subject(a: Candidate, b: Candidate) -> bool:
+    """Whether two candidates are about one subject: a name of one is among the other's names or words."""
+    return any(_mentions(n, b) for n in a.names) or any(_mentions(n, a) for n in b.names)
+
+
+def vector_of(value: Any) -> np.ndarray | None:
+    """A stored embedding as an array (pgvector's adapter gives one; its text form is parsed)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return np.asarray([float(x) for x in value.strip("[]").split(",") if x], dtype=float)
+    if hasattr(value, "to_numpy"):  # pgvector's Vector
+        return np.asarray(value.to_numpy(), dtype=float)
+    return np.asarray(value, dtype=float)
+
+
+def linked(a: Candidate, b: Candidate, threshold: float = SIMILAR, margin: float = MARGIN) -> bool:
+    """Whether two candidates say the same kind of thing about one subject: a shared subject, close
+    embeddings, and about as close to the question as each other. A chunk embedded with the other's
+    turn as its context is not compared with it (the shared context, not the meaning, makes them close)."""
+    if a.vector is None or b.vector is None or a.event in b.follows or b.event in a.follows:
+        return False
+    if a.fact and b.fact:  # the ledger already compared two beliefs: had they shared a slot, one would be closed
+        return False
+    return (same_subject(a, b) and abs(a.to_question - b.to_question) <= margin
+            and cosine(a.vector, b.vector) >= threshold)
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    va, vb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    norm = float(np.linalg.norm(va) * np.linalg.norm(vb))
+    return float(va @ vb) / norm if norm else 0.0
+
+
+def clusters(items: Sequence[Candidate], threshold: float = SIMILAR,
+             subjects: Sequence[frozenset[str]] = ()) -> list[list[int]]:
+    """Clusters over ``items`` (best first), as lists of indices: each item joins the first cluster
+    whose founding event (that of its best member) holds an item it is linked to (:func:`linked`),
+    else starts its own; a cluster never grows through a member that joined it. Many-valued items,
+    items without a time or a vector, and (when the question names ``subjects``) items about none of
+    them stay alone."""
+    eligible = [not item.many and item.when is not None and item.vector is not None
+                and (not subjects or any(_mentions(s, item) for s in subjects)) for item in items]
+    groups: list[list[int]] = []
+    open_groups: list[list[int]] = []
+    for i, item in enumerate(items):
+        if not eligible[i]:
+            groups.append([i])
+            continue
+        home = next((g for g in open_groups if _joins(items, g, item, threshold)), None)
+        if home is None:
+            home = [i]
+            open_groups.append(home)
+            groups.append(home)
+        else:
+            home.append(i)
+    return sorted(groups)
+
+
+def _joins(items: Sequence[Candidate], group: list[int], item: Candidate, threshold: float) -> bool:
+    """Whether ``item`` joins ``group``: linked to an item of the group's founding event, and, for a
+    belief, that event stated no belief of its subject (the ledger kept the two apart: two slots)."""
+    founding = [items[m] for m in group if items[m].event == items[group[0]].event]
+    if item.fact and any(m.fact and set(m.names) & set(item.names) for m in founding):
+        return False
+    return any(linked(m, item, threshold) for m in founding)
+
+
+def newest_first(items: Sequence[Candidate], threshold: float = SIMILAR,
+                 subjects: Sequence[frozenset[str]] = ()) -> list[int]:
+    """The new order of ``items`` (ranked best first) as indices: within each cluster the turns take
+    the cluster's places newest first (a turn's items, and a tie, keep the rank order); everything
+    else stays."""
+    order = list(range(len(items)))
+    for group in clusters(items, threshold, subjects):
+        if len(group) < 2:
+            continue
+        # a turn's time is its latest member's: the items of one turn keep their rank order
+        said_at: dict[Any, float] = {}
+        for i in group:
+            turn = items[i].event if items[i].event is not None else ("item", i)
+            said_at[turn] = max(said_at.get(turn, float("-inf")), items[i].when.timestamp())  # type: ignore[union-attr]
+        newest = sorted(group, key=lambda i: (
+            -said_at[items[i].event if items[i].event is not None else ("item", i)], -_order(items[i].event), i))
+        for place, member in zip(group, newest, strict=True):
+            order[place] = member
+    return order
+
+
+# ------------------------------------------------------------------ over served results
+_ITEMS_SQL = """
+SELECT f.fact_id, f.embedding, ARRAY[e.canonical_name] || e.aliases, ARRAY[f.cardinality], NULL::text, NULL::text
+FROM silver.facts f JOIN silver.entities e ON e.entity_id = f.subject_id
+WHERE f.fact_id = ANY(%(facts)s)
+UNION ALL
+SELECT c.chunk_id, c.embedding, coalesce(x.names, '{}'), coalesce(x.cards, '{}'), p.actor, c.context
+FROM silver.chunks c
+LEFT JOIN LATERAL (SELECT p.actor FROM gold.event_provenance p WHERE p.event_id = c.bronze_event_id
+                   OFFSET 0) p ON true
+LEFT JOIN LATERAL (SELECT array_agg(DISTINCT e.canonical_name) AS names, array_agg(DISTINCT f.cardinality) AS cards
+                   FROM silver.facts f JOIN silver.entities e ON e.entity_id = f.subject_id
+                   WHERE f.bronze_event_id = c.bronze_event_id
+                     AND (f.span_start IS NULL OR f.span_end IS NULL
+                          OR (f.span_start < c.char_end AND c.char_start < f.span_end))) x ON true
+WHERE c.chunk_id = ANY(%(chunks)s)
+"""
+
+
+def _when(value: Any) -> datetime | None:
+    if isinstance(value, datetime):
+        return value
+    try:
+        return datetime.fromisoformat(str(value)) if value else None
+    except ValueError:
+        return None
+
+
+def _window(results: Sequence[dict[str, Any]], events: int) -> int:
+    """How many leading results belong to the first ``events`` distinct Bronze events."""
+    seen: set[Any] = set()
+    for n, item in enumerate(results):
+        event = (item.get("provenance") or {}).get("bronze_event_id", ("item", n))
+        if event not in seen:
+            if len(seen) == events:
+                return n
+            seen.add(event)
+    return len(results)
+
+
+def candidates(conn: psycopg.Connection, results: Sequence[dict[str, Any]],
+               query: Sequence[float]) -> list[Candidate]:
+    """The results as candidates: their stored embeddings and closeness to the ``query`` vector, the
+    names they are about, their time, and the turns their embedding carries as context."""
+    facts = [r["fact_id"] for r in results if r.get("kind") == "fact"]
+    chunks = [r["chunk_id"] for r in results if r.get("kind") == "chunk"]
+    rows = {row[0]: row for row in conn.execute(_ITEMS_SQL, {"facts": facts, "chunks": chunks}).fetchall()}
+    chunk_texts = [(_event(r), str(r.get("statement") or "").strip()[:_QUOTED])
+                   for r in results if r.get("kind") == "chunk"]
+    out = []
+    for item in results:
+        key = item.get("fact_id") or item.get("chunk_id")
+        _, vector, names, cards, actor, context = rows.get(key, (key, None, [], [], None, None))
+        said = tokens(item.get("statement"))
+        named = [n for n in (names or []) if n]
+        if item.get("kind") == "chunk" and not named and said & FIRST_PERSON and speaker(actor):
+            named.append(speaker(actor))  # no belief says whom the turn is about: its speaker
+        name_sets = tuple(frozenset(tokens(n)) for n in dict.fromkeys(named) if tokens(n))
+        cards = [c for c in (cards or []) if c]
+        array = vector_of(vector)
+        event = _event(item)
+        follows = frozenset(e for e, text in chunk_texts if context and text and e != event and text in context)
+        out.append(Candidate(
+            key=str(key), when=_when(item.get("valid_from")), vector=array,
+            to_question=cosine(array, query) if array is not None else 0.0, event=event, follows=follows,
+            names=name_sets, fact=item.get("kind") == "fact",
+            words=frozenset(set().union(*name_sets) if item.get("kind") == "fact" else said.union(*name_sets)),
+            many=bool(cards) and all(c == "many" for c in cards)))
+    return out
+
+
+def _order(event: Any) -> int:
+    """Bronze event ids grow with arrival: of two items valid from the same time the later-said wins."""
+    return event if isinstance(event, int) else 0
+
+
+def _event(item: dict[str, Any]) -> Any:
+    return (item.get("provenance") or {}).get("bronze_event_id")
+
+
+def question_subjects(question: str, items: Sequence[Candidate]) -> list[frozenset[str]]:
+    """The candidates' names the question names (all of a name's tokens among its words)."""
+    asked = tokens(question)
+    return list(dict.fromkeys(n for item in items for n in item.names if n and n <= asked))
+
+
+def reorder(conn: psycopg.Connection, question: str, query: Sequence[float], results: list[dict[str, Any]],
+            threshold: float = SIMILAR, events: int = WINDOW_EVENTS) -> list[dict[str, Any]]:
+    """``results`` (served, best first) with the present winning inside each cluster of the window,
+    each moved item taking the score of the place it takes; unchanged for a question not about now."""
+    if not about_the_present(question):
+        return results
+    size = _window(results, events)
+    if size < 2:
+        return results
+    head = results[:size]
+    items = candidates(conn, head, query)
+    order = newest_first(items, threshold, question_subjects(question, items))
+    if order == list(range(size)):
+        return results
+    moved = [{**head[source], "score": head[place]["score"]} for place, source in enumerate(order)]
+    return moved + results[size:]

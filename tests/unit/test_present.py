@@ -1,0 +1,132 @@
+"""The pure part of "at query time, the present wins" (``serve/present.py``): which questions are about
+now, which candidates cluster, and how a cluster is reordered.
+
+Why: a user asking about now depends on the newest of several similar statements about one subject
+coming first; one asking about before, or about a many-valued meaning, or about another subject,
+depends on the order staying as the words ranked it.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from medallion.serve.present import Candidate, about_the_present, clusters, newest_first, tokens
+
+
+def _item(key: str, day: int, vector: list[float], *, names: tuple[str, ...] = ("selma",), text: str = "",
+          many: bool = False, to_question: float = 0.6, event: object = None,
+          follows: frozenset[object] = frozenset()) -> Candidate:
+    name_sets = tuple(frozenset(tokens(n)) for n in names)
+    return Candidate(key=key, when=datetime(2026, 1, day, tzinfo=UTC), vector=vector, to_question=to_question,
+                     event=event if event is not None else key, follows=follows, names=name_sets,
+                     words=frozenset(tokens(text).union(*name_sets)), many=many)
+
+
+WORK = [1.0, 0.2, 0.0]
+WORK_AGAIN = [0.9, 0.35, 0.05]  # cosine ≈ 0.99 with WORK
+ELSEWHERE = [0.0, 0.1, 1.0]  # cosine ≈ 0.02 with WORK
+
+
+@pytest.mark.parametrize(("question", "present"), [
+    ("Where does Selma work?", True),
+    ("Where does Selma work now?", True),
+    ("What is Selma's job these days?", True),
+    ("Which team is Mei on currently", True),
+    ("Where did Selma work before?", False),
+    ("Where did Selma live in 2019?", False),
+    ("Where was Selma working previously?", False),
+    ("What was Selma's first car?", False),
+    ("Where does Selma used to live?", False),
+    ("Has Selma ever lived abroad?", False),
+    ("Who owned the van?", False),  # no cue either way: the fused order stands
+])
+def test_a_question_about_now_is_told_from_one_about_another_time(question: str, present: bool) -> None:
+    assert about_the_present(question) is present
+
+
+def test_the_newest_of_a_cluster_takes_its_best_place() -> None:
+    items = [_item("old", 1, WORK), _item("new", 3, WORK_AGAIN)]
+    assert newest_first(items) == [1, 0]
+
+
+def test_others_keep_their_places_between_cluster_members() -> None:
+    items = [_item("old", 1, WORK), _item("errand", 5, ELSEWHERE), _item("new", 3, WORK_AGAIN)]
+    assert newest_first(items) == [2, 1, 0]
+
+
+def test_items_of_one_time_keep_their_rank_order() -> None:
+    items = [_item("fact", 1, WORK, event="e1"), _item("chunk", 1, WORK_AGAIN, event="e1")]
+    assert newest_first(items) == [0, 1]
+
+
+def test_a_later_statement_with_another_meaning_does_not_move() -> None:
+    items = [_item("old", 1, WORK), _item("other", 3, ELSEWHERE)]
+    assert newest_first(items) == [0, 1]
+
+
+def test_a_later_statement_about_another_subject_does_not_move() -> None:
+    items = [_item("old", 1, WORK, names=("selma",)), _item("brother", 3, WORK_AGAIN, names=("rui",))]
+    assert newest_first(items) == [0, 1]
+
+
+def test_a_subject_named_in_the_words_counts() -> None:
+    """A note about someone names them in its words: it is about them even with no fact."""
+    items = [_item("old", 1, WORK, names=("selma",)), _item("note", 3, WORK_AGAIN, names=(), text="Selma joined B")]
+    assert newest_first(items) == [1, 0]
+
+
+def test_many_valued_items_are_never_reordered() -> None:
+    items = [_item("first", 1, WORK, many=True), _item("second", 3, WORK_AGAIN, many=True)]
+    assert newest_first(items) == [0, 1]
+
+
+def test_a_candidate_much_further_from_the_question_does_not_join() -> None:
+    """Close to the answer but far less close to the question: another topic of the same person."""
+    items = [_item("answer", 1, WORK, to_question=0.76), _item("other", 3, WORK_AGAIN, to_question=0.45)]
+    assert newest_first(items) == [0, 1]
+
+
+def test_a_chunk_embedded_with_the_other_turn_as_context_is_not_compared_with_it() -> None:
+    items = [_item("old", 1, WORK, event="e1"), _item("next", 2, WORK_AGAIN, event="e2", follows=frozenset({"e1"}))]
+    assert newest_first(items) == [0, 1]
+
+
+def test_when_the_question_names_a_subject_only_its_candidates_cluster() -> None:
+    items = [_item("old", 1, WORK, names=("selma", "rui")), _item("new", 3, WORK_AGAIN, names=("rui",))]
+    assert newest_first(items, subjects=[frozenset({"selma"})]) == [0, 1]
+    assert newest_first(items, subjects=[frozenset({"rui"})]) == [1, 0]
+
+
+def test_clusters_do_not_chain_through_an_ineligible_item() -> None:
+    items = [_item("a", 1, WORK), _item("b", 2, WORK_AGAIN, many=True), _item("c", 3, ELSEWHERE)]
+    assert clusters(items) == [[0], [1], [2]]
+
+
+def test_two_beliefs_are_never_clustered_with_each_other() -> None:
+    """The ledger compared them already: two current beliefs of one subject are two slots."""
+    old, new = _item("lives", 1, WORK), _item("role", 3, WORK_AGAIN)
+    items = [Candidate(**{**old.__dict__, "fact": True}), Candidate(**{**new.__dict__, "fact": True})]
+    assert newest_first(items) == [0, 1]
+
+
+def test_of_two_valid_from_one_time_the_later_said_wins() -> None:
+    items = [_item("old", 1, WORK, event=7), _item("new", 1, WORK_AGAIN, event=9)]
+    assert newest_first(items) == [1, 0]
+
+
+def test_a_belief_does_not_join_a_turn_that_stated_another_belief_of_its_subject() -> None:
+    old_fact = Candidate(**{**_item("lives", 1, WORK, event="e1").__dict__, "fact": True})
+    old_turn = _item("lives-turn", 1, WORK, event="e1")
+    new_fact = Candidate(**{**_item("role", 3, WORK_AGAIN, event="e2").__dict__, "fact": True})
+    new_turn = _item("role-turn", 3, WORK_AGAIN, event="e2")
+    assert newest_first([old_fact, old_turn, new_fact]) == [0, 1, 2]
+    assert newest_first([old_fact, old_turn, new_turn]) == [2, 0, 1]
+
+
+def test_the_items_of_one_turn_keep_their_rank_order() -> None:
+    """A turn's belief dated by a relative phrase ("over the weekend") stays ahead of its own chunk."""
+    items = [_item("old", 1, WORK, event="e1"), _item("fact", 2, WORK, event="e2"),
+             _item("chunk", 4, WORK_AGAIN, event="e2")]
+    assert newest_first(items) == [1, 2, 0]
