@@ -23,7 +23,7 @@ COPY medallion ./medallion
 COPY dagster_project ./dagster_project
 COPY dbt_project ./dbt_project
 COPY models ./models
-# dagster-postgres backs Dagster's own instance storage (dagster.yaml); dagster-k8s and dagster-aws
+# dagster-postgres backs Dagster's own instance storage (deploy/dagster.yaml); dagster-k8s and dagster-aws
 # serve the same image on Kubernetes (the K8sRunLauncher, the k8s_job_executor, an S3 IO manager:
 # docs/DEPLOY.md). They pair with dagster 1.13.27 the way dagster-dbt 0.29.27 does.
 RUN pip install . "dagster-postgres==0.29.27" "dagster-k8s==0.29.27" "dagster-aws==0.29.27"
@@ -35,7 +35,7 @@ ENV PYTHONPATH=/opt/medallion
 
 COPY workspace.yaml ./
 RUN mkdir -p "$DAGSTER_HOME/storage" "$MEDALLION_HOME" "$MEDALLION_INBOX"
-COPY dagster.yaml $DAGSTER_HOME/dagster.yaml
+COPY deploy/dagster.yaml $DAGSTER_HOME/dagster.yaml
 
 # Unprivileged user; named volumes mounted over the directories above inherit this ownership.
 RUN useradd --create-home --uid 10001 medallion \

@@ -7,7 +7,8 @@ the older one superseded) rather than recall of a conversation. Published system
 
 Data: ``memoryagentbench_factconsolidation.json`` (ai-hyz/MemoryAgentBench, MIT), read from
 ``../shared/data`` next to the checkout or from ``$FACTCONSOLIDATION_PATH``; never copied into the
-repository. Eight sets, ``factconsolidation_{sh,mh}_{6k,32k,64k,262k}`` (single-hop / multi-hop;
+repository (without it the script ends with status 2 and one sentence saying where to put it).
+Eight sets, ``factconsolidation_{sh,mh}_{6k,32k,64k,262k}`` (single-hop / multi-hop;
 455, 2,310, 4,580 and 18,332 facts; 100 questions each, ``answers[i]`` a list of accepted strings).
 
 Per set, in one embedded server (each set its own namespace, ``fc-sh-6k`` …):
@@ -43,7 +44,6 @@ import argparse
 import hashlib
 import json
 import math
-import os
 import re
 import statistics
 import subprocess
@@ -62,7 +62,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import RESULTS, bench_settings, machine  # noqa: E402
+from bench.common import FACTCONSOLIDATION, RESULTS, bench_settings, machine  # noqa: E402
 from bench.locomo import code_versions  # noqa: E402
 from medallion.bronze.ingest import ingest_events  # noqa: E402
 from medallion.db.connection import connect  # noqa: E402
@@ -74,9 +74,7 @@ from medallion.silver.providers.heuristic import HeuristicDistiller  # noqa: E40
 from medallion.silver.vocabulary import predicates as seed_predicates  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-# ../shared/data/… next to the checkout (as CI lays it out, like bench/locomo_data.py); the env var overrides.
-DEFAULT_PATH = Path(os.environ.get("FACTCONSOLIDATION_PATH") or REPO.parent / "shared" / "data"
-                    / "memoryagentbench_factconsolidation.json")
+DEFAULT_PATH = FACTCONSOLIDATION.path
 LENGTHS = ("6k", "32k", "64k", "262k")
 SETS = tuple(f"{hop}_{n}" for hop in ("sh", "mh") for n in LENGTHS)
 QUICK = ("sh_6k", "mh_6k")
@@ -109,12 +107,9 @@ _PUNCT = re.compile(r"[\W_]+")
 # --------------------------------------------------------------------------------------------------
 
 def load(path: Path | str = DEFAULT_PATH) -> dict[str, dict[str, Any]]:
-    """The eight records by set key (``sh_6k`` …); FileNotFoundError with a hint when absent."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"FactConsolidation data not found at {path}; set FACTCONSOLIDATION_PATH "
-                                "(see ../shared/data/README.md)")
-    return {r["source"].removeprefix("factconsolidation_"): r for r in json.loads(path.read_text())}
+    """The eight records by set key (``sh_6k`` …); without the file the script ends (exit status 2, one sentence)."""
+    return {r["source"].removeprefix("factconsolidation_"): r
+            for r in json.loads(FACTCONSOLIDATION.require(path).read_text())}
 
 
 def namespace(key: str) -> str:

@@ -1,4 +1,6 @@
-"""LoCoMo (snap-research/LoCoMo, CC BY-NC 4.0) as Bronze events: read from ../shared/data, never copied.
+"""LoCoMo (snap-research/LoCoMo, CC BY-NC 4.0) as Bronze events: read from ../shared/data next to the
+checkout or from ``$LOCOMO_PATH``, never copied. Without the file a script ends with status 2 and one
+sentence saying where to put it (:meth:`bench.common.Dataset.require`).
 
 One namespace per conversation (``locomo-<sample_id>``), each turn an event: ``source_event_id`` =
 ``<sample_id>:<dia_id>``, ``occurred_at`` = the session's date time, ``actor`` = the speaker. A
@@ -8,15 +10,14 @@ shared photo's caption is appended to the turn as ``[photo: …]`` (what a reade
 from __future__ import annotations
 
 import json
-import os
 import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-# ../shared/data/locomo10.json next to the checkout (as CI lays it out); LOCOMO_PATH overrides.
-DEFAULT_PATH = Path(os.environ.get("LOCOMO_PATH") or Path(__file__).resolve().parents[2] / "shared" / "data"
-                    / "locomo10.json")
+from bench.common import LOCOMO
+
+DEFAULT_PATH = LOCOMO.path
 _DATE = re.compile(r"(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})", re.IGNORECASE)
 _MONTHS = {m: i for i, m in enumerate(
     ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -24,11 +25,8 @@ _MONTHS = {m: i for i, m in enumerate(
 
 
 def load(path: Path | str = DEFAULT_PATH) -> list[dict[str, Any]]:
-    """The LoCoMo samples (raises FileNotFoundError with a hint when the data is absent)."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"LoCoMo data not found at {path}; get locomo10.json from snap-research/LoCoMo")
-    return json.loads(path.read_text())
+    """The LoCoMo samples; without the file the script ends (exit status 2, one sentence)."""
+    return json.loads(LOCOMO.require(path).read_text())
 
 
 def session_time(text: str) -> datetime:

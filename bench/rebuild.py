@@ -2,7 +2,8 @@
 
 The conversations are landed in random-sized batches, each followed by an incremental derivation;
 the ledger hash (fact ids, intervals, decisions) is taken; then a full rebuild from Bronze, and the
-hash again. Target: identical.
+hash again. Target: identical. Without the data the script exits 2 with one sentence saying where to put
+it; the test suite checks the same property on a generated chat (tests/integration/test_silver_rebuild.py).
 
     python bench/rebuild.py [--conversations 10] [--batches 5] [--seed 3]
     python bench/rebuild.py --factconsolidation sh_262k   # the same on a FactConsolidation set

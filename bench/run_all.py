@@ -39,12 +39,20 @@ STEPS: dict[str, tuple[list[str], list[str]]] = {  # name: (default args, --quic
 }
 
 
-def run(step: str, quick: bool) -> float:
+MISSING_DATA = 2  # a benchmark's exit code when its data set is not where it looks (it says where)
+
+
+def run(step: str, quick: bool) -> float | None:
+    """Run one benchmark; ``None`` when it found no data (it printed where to put it), so the others
+    still run and the table keeps that step's last recorded figures."""
     default, short = STEPS[step]
     started = time.perf_counter()
     print(f"== {step} {' '.join(short if quick else default)}", flush=True)
-    subprocess.run([sys.executable, str(BENCH / f"{step}.py"), *(short if quick else default)], check=True,
-                   cwd=REPO)
+    done = subprocess.run([sys.executable, str(BENCH / f"{step}.py"), *(short if quick else default)], cwd=REPO)
+    if done.returncode == MISSING_DATA:
+        return None
+    if done.returncode != 0:
+        raise SystemExit(f"bench/{step}.py failed with exit code {done.returncode}; its output is above")
     return time.perf_counter() - started
 
 
@@ -238,8 +246,10 @@ TESTED = [
     ["R2", "4 concurrent writers, overlapping sets", "each event once", "tests/integration/test_concurrency.py",
      "holds"],
     ["R3", "derivation SIGKILLed at random points, then rerun", "same ledger hash",
+     "a generated chat of 120 turns, 4 speakers, 9 updates (tests/support/conversations.py): "
      "tests/integration/test_silver_rebuild.py", "holds"],
-    ["R4", "30 % injected LLM faults", "none lost", "tests/integration/test_silver_llm_faults.py", "holds"],
+    ["R4", "30 % injected LLM faults", "none lost",
+     "a generated chat of 40 turns, 3 speakers: tests/integration/test_silver_llm_faults.py", "holds"],
     ["R5", "malformed-input classes quarantined with a reason", "≥ 30", "98 classes, "
      "tests/integration/test_malformed_inputs.py", "holds"],
     ["R6", "cross-namespace reads through every tool, MCP and raw SQL as the tool role (which sees only what a "
@@ -250,17 +260,25 @@ TESTED = [
     ["R9", "capability escalation attempts: minting or revoking beyond one's own grant, erasure and overlay "
      "approvals without a verified second principal, naming someone else, switching row-level security off "
      "from the tool login", "0 succeed",
-     "65 cases, 0 succeeded: tests/e2e/test_cli.py, tests/integration/test_erasure.py, "
-     "test_overlay_approvals.py, test_gold_tools.py", "holds"],
+     "97 cases, 0 succeeded (approvals by a principal the approver minted, requests filed under another "
+     "name, forged telemetry, the engine's advisory locks taken by the tool login, `local:` impersonation "
+     "among them): tests/e2e/test_cli.py, tests/integration/test_erasure.py, test_overlay_approvals.py, "
+     "test_gold_tools.py, test_serve_authorisation.py, test_advisory_locks.py", "holds"],
     ["R10", "poison events (times out of range, NUL and lone surrogates, integers over 64 bits, malformed overlay "
      "metadata, duplicate keys, rows the database refuses)", "0 halts",
-     "0 halts: 16 classes refused at the door, 14 planted past it and parked one event at a time; a hypothesis "
+     "0 halts: 16 classes refused at the door, 15 planted past it and parked one event at a time (one a "
+     "distillation that never ends, stopped at its 2 s CPU budget); every distiller regex timed against "
+     "adversarial strings (tests/unit/test_regex_budget.py); a hypothesis "
      "property over 25 generated files and 65 generated remember calls (API and MCP): "
      "tests/integration/test_poison_events.py, test_poison_derivation.py, test_hostile_input_property.py",
      "holds"],
     ["R11", "Bronze in-place edits by a superuser with the triggers off", "100 % detected",
      "33 of 33 cases: every stored column of an event (14) and a key-boundary move, 8 tombstone edits, 4 "
      "tamperings of the row-hash chain, 3 deletions: tests/integration/test_integrity.py", "holds"],
+    ["R12", "erased content left after an approved erasure by actor on a fully materialized graph (every "
+     "column of every table in every schema, wiki files, Dagster run storage and compute logs, the UI's "
+     "GraphQL)", "none", "0 found; the derivation cache keeps only what a from-scratch derivation of the "
+     "remaining events needs: tests/integration/test_erasure_copies.py", "holds"],
 ]
 
 RUN_BY = {"rebuild_sh_262k": "bench/rebuild.py --factconsolidation sh_262k"}  # results not named after a script
@@ -310,8 +328,8 @@ def main() -> None:
     args = parser.parse_args()
     if not args.table_only:
         steps = args.only.split(",") if args.only else list(STEPS)
-        took = {step: round(run(step, args.quick), 1) for step in steps}
-        print("took (s): " + ", ".join(f"{k} {v}" for k, v in took.items()))
+        took = {step: run(step, args.quick) for step in steps}
+        print("took (s): " + ", ".join(f"{k} {'no data' if v is None else round(v, 1)}" for k, v in took.items()))
     write_table()
 
 

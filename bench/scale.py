@@ -29,7 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_settings, write_result  # noqa: E402
+from bench.common import LOCOMO, bench_settings, write_result  # noqa: E402
 from bench.ledger_identity import DECISIONS, FACTS, add_rows  # noqa: E402
 from bench.locomo_data import load, to_events  # noqa: E402
 from bench.rebuild import CHUNKS_HASH  # noqa: E402
@@ -147,6 +147,7 @@ def main() -> None:
     parser.add_argument("--per-core", action="store_true", help="also run one worker with one thread")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # a child: run one configuration
     args = parser.parse_args()
+    LOCOMO.require()  # before the first child starts: without the data, exit 2 with one sentence
     if args.one is not None:
         print(json.dumps(one(args.conversations, args.one)))
         return

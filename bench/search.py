@@ -270,8 +270,8 @@ def diagnose(tools, engine, admin, settings, queries: list[str], sources: list[d
     for _ in range(len(lookups)):
         with tools.reader.transaction():
             tools.reader.execute("INSERT INTO telemetry.retrievals (tool, namespace, principal, query, fact_ids, "
-                                 "chunk_ids, hit, latency_ms, ok) VALUES ('bench', %s, 'bench', 'x', '{}', '{}', "
-                                 "false, 0, true)", (NAMESPACE,))
+                                 "chunk_ids, hit, latency_ms, ok) VALUES ('bench', %s, %s, 'x', '{}', '{}', "
+                                 "false, 0, true)", (NAMESPACE, tools.principal))  # the session's own grant
     out: dict[str, object] = {k: round(statistics.median(v), 3) for k, v in times.items()}
     out["telemetry insert + commit (tool)"] = round((time.perf_counter() - t0) * 1000 / max(1, len(lookups)), 3)
     out["search: candidate facts per query (median)"] = statistics.median(candidates) if candidates else 0

@@ -3,13 +3,20 @@
 It starts the embedded server, drops the example team's events into the inbox, materializes every
 asset in-process (as the Dagster UI would) and prints what landed and where to look next. The runs are
 recorded in the instance ``make ui`` opens (:mod:`dagster_project.instance`).
+
+The README's quick start shows this report: :func:`readme_sample` makes that block from a run's output
+(``python -m dagster_project.demo --readme`` runs the demo and rewrites the block between
+:data:`SAMPLE_START` and :data:`SAMPLE_END`), and ``tests/e2e/test_readme_sample.py`` fails when the
+README's block is not what a demo run prints.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import re
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -29,6 +36,9 @@ from medallion.serve.tools import open_tools
 from medallion.settings import get_settings
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+README = Path(__file__).resolve().parents[1] / "README.md"
+SAMPLE_START, SAMPLE_END = "<!-- demo sample: start -->", "<!-- demo sample: end -->"
+SAMPLE_WIDTH = 110  # columns of the console the sample is printed on (the tables' layout depends on it)
 
 
 def _print_silver(console: Console, conn, result) -> None:  # noqa: ANN001 - psycopg connection, Dagster result
@@ -39,7 +49,7 @@ def _print_silver(console: Console, conn, result) -> None:  # noqa: ANN001 - psy
         f"[bold]Silver[/bold] {meta['events_processed'].value} events → added {meta['added'].value}, "
         f"updated {meta['updated'].value}, superseded {meta['superseded'].value}, skipped {meta['skipped'].value}, "
         f"contested {meta['contested'].value}; model calls {meta['model_calls'].value}, "
-        f"cache hit rate {meta['cache_hit_rate'].value:.0%}"
+        f"cache hit rate {meta['cache_hit_rate'].value:.0%}", soft_wrap=True,
     )
     table = Table("subject", "predicate", "value", "since", "authority", title="Current beliefs (team-atlas, top 12)")
     for subject, pred, value, since, authority in conn.execute(
@@ -107,11 +117,32 @@ def _print_gold(console: Console, conn, result, dictionary: Path) -> None:  # no
                       f"{prov['source_event_id']})", markup=False)
     columns = conn.execute("SELECT count(*), count(DISTINCT relation) FROM gold.column_meta").fetchone()
     console.print(f"Data dictionary: {columns[0]} columns of {columns[1]} relations in gold.column_meta "
-                  f"and {dictionary}")
+                  f"and {dictionary}", soft_wrap=True)
 
 
-def main() -> int:
-    console = Console()
+def readme_sample(output: str, dictionary: Path) -> str:
+    """The README's block from the demo's ``output``: from what Bronze landed to the data dictionary,
+    without what changes from run to run or machine to machine (the timing, the search scores, the
+    dictionary's directory), in a fenced block between the markers."""
+    lines = output.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("Bronze"))
+    last = next(i for i, line in enumerate(lines) if line.startswith("Data dictionary"))
+    kept: list[str] = []
+    for line in lines[first:last + 1]:
+        line = line.replace(str(dictionary), dictionary.name).rstrip()
+        kept.append(re.sub(r"^  \d\.\d{4}  ", "  …       ", line))  # a search hit's score
+    return "\n".join([SAMPLE_START, "```", *kept, "```", SAMPLE_END])
+
+
+def write_readme_sample(block: str, readme: Path = README) -> None:
+    """Put ``block`` in place of the README's block between the markers (and nothing else)."""
+    text = readme.read_text()
+    start, end = text.index(SAMPLE_START), text.index(SAMPLE_END) + len(SAMPLE_END)
+    readme.write_text(text[:start] + block + text[end:])
+
+
+def main(console: Console | None = None) -> int:
+    console = console or Console()
     settings = get_settings()
     started = time.perf_counter()
     with console.status("starting PostgreSQL and applying migrations…"):
@@ -172,5 +203,15 @@ def main() -> int:
     return 0
 
 
+def _rewrite_readme() -> int:
+    """``--readme``: run the demo on a recording console, then rewrite the README's sample block."""
+    console = Console(record=True, width=SAMPLE_WIDTH)
+    code = main(console)
+    if code == 0:
+        write_readme_sample(readme_sample(console.export_text(), get_settings().data_dictionary_path))
+        print(f"rewrote the demo sample in {README}")
+    return code
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(_rewrite_readme() if sys.argv[1:] == ["--readme"] else main())

@@ -29,9 +29,16 @@ def clock(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-def describe(done: int, total: int, rate: float) -> str:
-    """``done/total events derived (rate/s, ETA h:mm:ss)``: the same words in the log and the CLI."""
-    eta = "0:00" if total <= done else (clock((total - done) / rate) if rate > 0 else "?")
+def describe(done: int, total: int, rate: float, left: float | None = None) -> str:
+    """``done/total events derived (rate/s, ETA h:mm:ss)``: the same words in the log and the CLI.
+    The ETA is ``left`` seconds when given (the CLI counts it down between reports), else what the
+    rate leaves."""
+    if total <= done:
+        eta = "0:00"
+    elif left is not None:
+        eta = clock(max(0.0, left))
+    else:
+        eta = clock((total - done) / rate) if rate > 0 else "?"
     return f"{done}/{total} events derived ({rate:.1f}/s, ETA {eta})"
 
 

@@ -32,7 +32,7 @@ from dagster_project.definitions import defs
 from dagster_project.instance import instance_for
 from dagster_project.keys import PYTHON_ASSETS, SILVER
 from dagster_project.partitions import NAMESPACES, register
-from dagster_project.progress import ProgressWatch, describe
+from dagster_project.progress import ProgressWatch, clock, describe
 from medallion.bronze.namespaces import namespaces as bronze_namespaces
 from medallion.db.connection import connect
 from medallion.settings import Settings
@@ -85,8 +85,9 @@ def run_config_for(job: str, full_rebuild: bool, workers: int) -> dict[str, Any]
     if job != "downstream_of_silver":
         # side by side, each step keeps to its share of the cores (one thread each on this 2-core machine)
         threads = max(1, (os.cpu_count() or 1) // workers) if workers > 1 else 0
+        # a progress line for every window the engine reports (the CLI redraws its line every second)
         config["ops"] = {"silver_derive": {"config": {"full_rebuild": full_rebuild, "steps": workers,
-                                                      "threads_per_step": threads}}}
+                                                      "threads_per_step": threads, "progress_seconds": 1.0}}}
     if workers > 1:
         # every step is a process of its own: fork them from a server that has imported the code
         # location once, rather than import it again in each
@@ -127,9 +128,14 @@ def land(instance: dg.DagsterInstance, settings: Settings,
     return landing
 
 
-def progress_text(done: int, total: int, rate: float) -> str:
-    """The CLI's progress words: those of the derive steps' log lines."""
-    return describe(done, total, rate)
+def progress_text(done: int, total: int, rate: float, left: float | None = None) -> str:
+    """The CLI's progress words: those of the derive steps' log lines (``left``: the ETA in seconds)."""
+    return describe(done, total, rate, left)
+
+
+def clock_text(seconds: float) -> str:
+    """A duration in the progress line's words (``m:ss``, ``h:mm:ss``)."""
+    return clock(seconds)
 
 
 def every_partition(instance: dg.DagsterInstance) -> dict[str, str]:
@@ -248,12 +254,15 @@ def _combined(summaries: list[dict[str, Any]], job: str) -> dict[str, Any]:
     return combined
 
 
-def _plain(value: Any) -> Any:
-    """A metadata value as JSON-friendly Python (Markdown and JSON wrappers unwrapped)."""
-    for attr in ("md_str", "data", "text", "value"):
-        if hasattr(value, attr) and not isinstance(value, str | int | float | bool | list | dict):
-            return getattr(value, attr)
-    return value
+# Metadata kinds that are data: numbers, flags, text, JSON, paths and times. Markdown tables, table
+# schemas and lineage are for the UI and stay out of the summary (and of `materialize --json`).
+_DATA = (dg.IntMetadataValue, dg.FloatMetadataValue, dg.BoolMetadataValue, dg.TextMetadataValue,
+         dg.JsonMetadataValue, dg.PathMetadataValue, dg.UrlMetadataValue, dg.TimestampMetadataValue)
+
+
+def _data(metadata: Any) -> dict[str, Any]:
+    """A materialization's metadata as plain JSON-friendly data, its data-valued entries only."""
+    return {key: value.value for key, value in metadata.items() if isinstance(value, _DATA)}
 
 
 def run_summary(result: dg.ExecuteInProcessResult | dg.ExecuteJobResult, job: str) -> dict[str, Any]:
@@ -261,7 +270,8 @@ def run_summary(result: dg.ExecuteInProcessResult | dg.ExecuteJobResult, job: st
     metadata: dict[str, dict[str, Any]] = {}
     for event in result.get_asset_materialization_events():
         mat = event.event_specific_data.materialization
-        metadata["/".join(mat.asset_key.path)] = {k: _plain(v.value) for k, v in mat.metadata.items()}
+        # the first materialization of an asset is the run's; those after it describe one partition each
+        metadata.setdefault("/".join(mat.asset_key.path), _data(mat.metadata))
     checks = result.get_asset_check_evaluations()
     failed = sorted(f"{'/'.join(c.asset_key.path)}:{c.check_name}" for c in checks if not c.passed)
     python_keys = {"/".join(key.path) for key in PYTHON_ASSETS}

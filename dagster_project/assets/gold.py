@@ -102,8 +102,13 @@ def wiki(context: dg.AssetExecutionContext, medallion: MedallionResource) -> dg.
         result = compile_wiki(settings, conn, tools)
     context.log.info(f"wiki: {len(result.pages)} pages under {settings.wiki_root}")
     kinds = {kind: sum(1 for p in result.pages if p.kind == kind) for kind in ("entity", "concept")}
-    preview = markdown_table([{"page": p.path, "title": p.title, "facts": len(p.fact_ids)}
-                               for p in result.pages[:12]]) if result.pages else "_no pages: nothing is believed yet_"
+    # pages per namespace and kind, not titles or paths: those name entities and values, and run metadata
+    # outlives an erasure
+    per = {(p.namespace, p.kind): 0 for p in result.pages}
+    for page in result.pages:
+        per[(page.namespace, page.kind)] += 1
+    preview = markdown_table([{"namespace": ns, "kind": kind, "pages": n} for (ns, kind), n in sorted(per.items())]) \
+        if result.pages else "_no pages: nothing is believed yet_"
     return dg.MaterializeResult(metadata={
         "dagster/row_count": len(result.pages),
         "entity_pages": kinds["entity"],

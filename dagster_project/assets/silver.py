@@ -94,18 +94,26 @@ def derive_group(context: dg.OpExecutionContext, config: DeriveConfig, medallion
 @dg.op(out={name: dg.Out(dg.Nothing) for name in SILVER})
 def summarise(context: dg.OpExecutionContext, config: DeriveConfig, medallion: MedallionResource,
               reports: list):
-    """The run's decisions and the Silver tables' row counts, on every Silver asset."""
+    """The run's decisions on every Silver asset, and each namespace partition's own row counts and
+    newest decisions on that partition.
+
+    A run of one partition says both on its one materialization. A run over several partitions
+    materializes each of them with the run's tallies (labelled by the run's ``namespaces``), then once
+    more with what that partition alone holds, so a partition's latest metadata describes it only.
+    Ids, counts, namespaces, decision kinds and predicate names only: never event content, which an
+    erasure could not reach in the run storage."""
     report = DeriveReport.merged(reports, side_by_side=True)
+    partitions = sorted(context.partition_keys)
     with medallion.connect() as conn:
-        counts = summary.table_counts(conn)
-        recent = summary.recent_decisions(conn, 10)
+        own = {ns: (summary.table_counts(conn, ns), summary.recent_decisions(conn, 10, ns)) for ns in partitions}
     tally = report.as_dict()
     context.log.info(f"derived {report.events} events: {tally['decisions']} ({tally['outcomes']})")
     if report.failures or report.overlay_failures:  # parked, not fatal: listed in gold_marts.review_queue
         context.log.warning(f"{len(report.failures)} event(s) parked in silver.derivation_failures; overlay "
                             f"anchoring failed for {sorted(report.overlay_failures) or 'no namespace'}")
+    alone = partitions[0] if len(partitions) == 1 else None
     for name in SILVER:
-        metadata: dict = {"dagster/row_count": counts[name]}
+        metadata: dict = _partition_metadata(name, *own[alone]) if alone is not None else {}
         if name == "facts":
             metadata.update({
                 "events_processed": report.events,
@@ -121,12 +129,24 @@ def summarise(context: dg.OpExecutionContext, config: DeriveConfig, medallion: M
                 "overlay_failures": dg.MetadataValue.json(report.overlay_failures),
                 "overlays": dg.MetadataValue.json(report.overlays),
                 "full_rebuild": config.full_rebuild,
-                "namespaces": dg.MetadataValue.json(sorted(context.partition_keys)),
+                "namespaces": dg.MetadataValue.json(partitions),
                 "parallel_steps": len(reports),
                 "namespaces_rebuilt": dg.MetadataValue.json(report.namespaces_rebuilt),
-                "recent_decisions": dg.MetadataValue.md(markdown_table(recent)),
             })
         yield dg.Output(None, name, metadata=metadata)
+    if alone is None:
+        for ns in partitions:
+            for name, key in SILVER.items():
+                yield dg.AssetMaterialization(asset_key=key, partition=ns, metadata=_partition_metadata(name, *own[ns]))
+
+
+def _partition_metadata(name: str, counts: dict, recent: list) -> dict:
+    """What one namespace partition of Silver table ``name`` holds: its rows, and for the facts its
+    newest decisions (ids, decision kinds, predicates)."""
+    metadata: dict = {"dagster/row_count": counts[name]}
+    if name == "facts":
+        metadata["recent_decisions"] = dg.MetadataValue.md(markdown_table(recent))
+    return metadata
 
 
 # what decides the rows: the engine's derivation, its model cards and prompts, the vocabulary seeds

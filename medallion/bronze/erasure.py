@@ -83,11 +83,17 @@ def approve(conn: psycopg.Connection, request_id: int, *, token: str | None, loc
     scope = conn.execute("SELECT s.actor FROM bronze.erasure_scopes s WHERE s.request_id = %s",
                          (request_id,)).fetchone()
     if scope is None:
-        event_id = approve_erasure(conn, request_id, token=token, local_name=local_name)
+        try:
+            event_id = approve_erasure(conn, request_id, token=token, local_name=local_name)
+        except ErasureError as exc:
+            raise _closed_reason(conn, request_id, exc) from None
         namespace = erased_namespace(conn, event_id)
         assert namespace is not None, "an approved erasure leaves a tombstone"
         return Approved(request_id, namespace, 1, event_id, None)
-    erased = _call(conn, "SELECT bronze.approve_erasure_scope(%s, %s, %s)", (request_id, token, local_name))
+    try:
+        erased = _call(conn, "SELECT bronze.approve_erasure_scope(%s, %s, %s)", (request_id, token, local_name))
+    except ErasureError as exc:
+        raise _closed_reason(conn, request_id, exc) from None
     row = conn.execute("SELECT namespace FROM bronze.erasure_requests WHERE request_id = %s", (request_id,)).fetchone()
     assert row is not None
     return Approved(request_id, row[0], erased, None, scope[0])
@@ -111,7 +117,7 @@ def list_requests(conn: psycopg.Connection, status: str | None = None,
         "SELECT r.request_id, CASE WHEN r.event_id IS NOT NULL THEN 'event' WHEN s.actor IS NOT NULL THEN 'actor' "
         "ELSE 'namespace' END AS scope, r.event_id, s.actor, r.namespace, "
         "coalesce(s.events_erased, s.events_requested, 1) AS events, r.reason, r.requested_by, r.requested_at, "
-        "r.status, r.approved_by, r.executed_at "
+        "r.status, r.approved_by, r.executed_at, r.closed_by, r.closed_at "
         "FROM bronze.erasure_requests r LEFT JOIN bronze.erasure_scopes s USING (request_id) "
         "WHERE (%(s)s::text IS NULL OR r.status = %(s)s) "
         "AND (%(ns)s::text[] IS NULL OR r.namespace = ANY(%(ns)s)) ORDER BY r.request_id DESC",
@@ -119,6 +125,52 @@ def list_requests(conn: psycopg.Connection, status: str | None = None,
     )
     cols = [d.name for d in cur.description or []]
     return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+
+
+def cancel(conn: psycopg.Connection, request_id: int, *, token: str | None, local_name: str | None = None) -> str:
+    """Cancel pending request ``request_id``: nothing is erased and it can no longer be approved. Anyone
+    with ``admin`` in its namespace may, identified as in :func:`request_erasure`; returns who did."""
+    try:
+        with conn.transaction():
+            row = conn.execute("SELECT bronze.cancel_erasure(%s, %s, %s)", (request_id, token, local_name)).fetchone()
+    except psycopg.Error as exc:
+        denied = isinstance(exc, psycopg.errors.InsufficientPrivilege
+                            | psycopg.errors.InvalidAuthorizationSpecification)
+        raise ErasureError(_message(exc), denied=denied) from None
+    assert row is not None
+    return str(row[0])
+
+
+def close_superseded(conn: psycopg.Connection) -> int:
+    """Close every pending request whose events are all gone already (for instance erased by a request
+    for their actor) as ``superseded``, so none waits forever for an approval that cannot succeed;
+    returns how many were closed."""
+    return _call(conn, "SELECT bronze.close_superseded_erasures()", ())
+
+
+def forget_erased(conn: psycopg.Connection, request_id: int) -> dict[str, int]:
+    """Delete the copies an executed request's events left outside Silver: their quarantined lines, the
+    tool calls that returned or asked for them, the Gold mart rows that name or quote them, and drift
+    findings that quoted them (withheld). Run it after the approval and before Silver is re-derived:
+    it finds the copies through the Silver rows of the erased events. Returns what it removed, by kind."""
+    with conn.transaction():
+        row = conn.execute("SELECT bronze.forget_erased(%s)", (request_id,)).fetchone()
+    assert row is not None
+    return {key: int(value) for key, value in row[0].items()}
+
+
+def _closed_reason(conn: psycopg.Connection, request_id: int, exc: ErasureError) -> ErasureError:
+    """The refusal of an approval, saying how the request was closed when it cannot be approved because
+    its events are gone or it was cancelled (the database checked the caller's admin before saying so)."""
+    if "no longer exists" in str(exc):
+        close_superseded(conn)
+        return ErasureError(f"{exc}: an earlier erasure removed it, so request {request_id} is closed as superseded")
+    if "already executed" in str(exc):
+        row = conn.execute("SELECT status FROM bronze.erasure_requests WHERE request_id = %s",
+                           (request_id,)).fetchone()
+        if row is not None and row[0] != "executed":
+            return ErasureError(f"erasure request {request_id} was {row[0]}: there is nothing left to approve")
+    return exc
 
 
 def _call(conn: psycopg.Connection, query: str, params: tuple[Any, ...]) -> int:

@@ -11,17 +11,23 @@ database they came from it stores nothing (every line is a duplicate). Erased ev
 exported: only their tombstones remain.
 
 Lines come in the chain's order (``event_id``), read through one server-side cursor so that a large
-namespace is streamed rather than held in memory.
+namespace is streamed rather than held in memory. :func:`write_file` puts an export in place whole
+or not at all.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Callable, Iterator
 from datetime import UTC
-from typing import Any, TextIO
+from pathlib import Path
+from typing import Any, TextIO, TypeVar
 
 import psycopg
+
+T = TypeVar("T")
 
 # The contract's fields, in the order an exported line gives them.
 FIELDS = ("namespace", "source", "source_event_id", "kind", "actor", "content", "occurred_at", "provenance_root",
@@ -68,3 +74,28 @@ def write_events(conn: psycopg.Connection, namespace: str, out: TextIO,
     if progress is not None:
         progress(written)
     return written
+
+
+def write_file(path: Path, write: Callable[[TextIO], T], *, replace: bool = False) -> T:
+    """Run ``write(file)`` on a new temporary file in ``path``'s folder, then move it to ``path``.
+
+    A failed export leaves no half-written file. The temporary file is created by ``mkstemp``
+    (``O_CREAT | O_EXCL``, a random name, readable by its owner alone: an export is Bronze verbatim),
+    so a file or symlink planted where it would go is never opened or followed; the final rename
+    replaces a symlink at ``path`` rather than writing through it. An existing ``path`` is kept
+    (``FileExistsError``) unless ``replace``; a folder there is ``IsADirectoryError`` either way.
+    """
+    if path.is_dir():
+        raise IsADirectoryError(21, "is a directory", str(path))
+    if not replace and os.path.lexists(path):
+        raise FileExistsError(17, "already exists", str(path))
+    fd, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            result = write(f)
+        if not replace and os.path.lexists(path):  # created while this export ran
+            raise FileExistsError(17, "already exists", str(path))
+        os.replace(partial, path)
+    finally:
+        Path(partial).unlink(missing_ok=True)
+    return result

@@ -25,6 +25,7 @@ import psycopg
 
 from medallion.bronze.chain import GENESIS, link
 from medallion.bronze.contract import Event, Rejection, default_authority, validate_line, validate_object
+from medallion.db.locks import LockBusy, holder, take
 
 DEFAULT_MAX_CONTENT_BYTES = 1_048_576
 _EMPTY_RAW_LIMIT = 65_536  # an input of blank lines is quarantined with at most this many of its bytes
@@ -385,8 +386,7 @@ def _land(
         # The INSERT sorts the batch by seq: keep that sort in memory rather than spilling to disk.
         conn.execute("SET LOCAL work_mem = '64MB'")
         namespaces = sorted({c.event.namespace for _, c in fresh if c.event})
-        for ns in namespaces:
-            conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_LOCK_CLASS, ns))
+        _lock_namespaces(conn, namespaces)
         existing, erased = _known_keys(conn, [c.key for _, c in fresh])
         now = conn.execute("SELECT clock_timestamp()").fetchone()[0]  # type: ignore[index]
 
@@ -458,6 +458,17 @@ def _land(
             _write_quarantine(conn, quarantine)
 
     return IngestResult([statuses[i] for i in range(len(batch))])
+
+
+def _lock_namespaces(conn: psycopg.Connection, namespaces: list[str]) -> None:
+    """Each namespace's ingest lock for the transaction, in sorted order; a wait is bounded (the session's
+    ``lock_timeout``, else 300 s) and one that runs out names the holder (:mod:`medallion.db.locks`)."""
+    busy, wait = take(conn, "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [(_LOCK_CLASS, ns) for ns in namespaces])
+    if busy is not None:
+        ns = namespaces[busy]
+        who = holder(conn, "l.classid::int = %s AND l.objid::int = hashtext(%s) AND l.objsubid = 2", (_LOCK_CLASS, ns))
+        raise LockBusy(f"namespace {ns!r}'s ingest lock is held by {who}; waited {wait:g} s: nothing of this "
+                       "batch was stored, and ingest is idempotent: run it again once that session has finished")
 
 
 def _key_fields(ev: Event) -> dict[str, str]:

@@ -2,7 +2,10 @@
 
 Each applied file is recorded with its sha256; if an already-applied file has changed on disk the
 runner refuses to start (:class:`MigrationChecksumError`) instead of letting code and schema drift
-apart. A session advisory lock makes concurrent starts (four ingest processes, say) safe.
+apart. A session advisory lock makes concurrent starts (four ingest processes, say) safe; a start
+waits for it at most a bound and then stops with one sentence naming the session that holds it
+(:mod:`medallion.db.locks`). Only the engine, the owner and the administrator may take it: migration
+0025 keeps the tool login from holding it to stall every new process.
 
 Migrations create roles and extensions, so only an administrator applies them (a superuser, or the
 ``--admin-url`` of ``medallion db migrate``). A login that may not, the app's own on an external
@@ -18,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
+
+from medallion.db.locks import LockBusy, holder, take
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 _NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
@@ -55,11 +60,20 @@ def discover(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
     return [found[v] for v in sorted(found)]
 
 
-def migrate(conn: psycopg.Connection, directory: Path = MIGRATIONS_DIR) -> list[str]:
-    """Apply pending migrations; return the names applied. ``conn`` must be an admin login."""
+def migrate(conn: psycopg.Connection, directory: Path = MIGRATIONS_DIR, *,
+            wait_seconds: float | None = None) -> list[str]:
+    """Apply pending migrations; return the names applied. ``conn`` must be an admin login.
+
+    Waits for the migration lock at most ``wait_seconds`` (default: the session's ``lock_timeout``,
+    else 300 s), then raises :class:`~medallion.db.locks.LockBusy` naming its holder."""
     migrations = discover(directory)
     conn.autocommit = True
-    conn.execute("SELECT pg_advisory_lock(%s)", (_LOCK_KEY,))
+    busy, waited = take(conn, "SELECT pg_advisory_lock(%s)", [(_LOCK_KEY,)], wait_seconds)
+    if busy is not None:
+        who = holder(conn, "l.classid = 0 AND l.objid::bigint = %s AND l.objsubid = 1", (_LOCK_KEY,))
+        raise LockBusy(
+            f"the migration lock is held by {who}; "
+            f"waited {waited:g} s: start again when that session has finished migrating")
     try:
         conn.execute("CREATE SCHEMA IF NOT EXISTS meta")
         conn.execute(

@@ -5,7 +5,9 @@ calling: over HTTP, the request's ``Authorization: Bearer <token>`` header (a to
 as well must be the same token; a call without either is refused, since any local process can
 connect); over stdio, the tool's optional ``token`` argument, else ``MEDALLION_TOKEN``
 (``Settings.token``), else the local admin (the process that started the server). One
-:class:`Tools` is opened per distinct token, lazily, and closed when the server shuts down.
+:class:`Tools` is opened per distinct token, lazily, in a bounded pool that closes idle ones
+(:mod:`medallion.interfaces.mcp_sessions`); a caller is refused in one sentence only while every
+session is in a call.
 
 Descriptions say when to call each tool, in the words of someone who has never read this code. A
 refused or impossible call (:class:`~medallion.serve.tools.ToolError`, ``Denied`` included) comes
@@ -13,16 +15,15 @@ back as a tool error (``isError``) whose text is the tool's one-sentence message
 arguments the schema refuses (:func:`argument_message`); anything unexpected comes back as the SDK's
 generic ``Error executing tool <name>`` (the traceback stays in the server's log on stderr).
 Successful results are the tool's JSON: one text block, plus the same value as structured content
-(wrapped as ``{"result": [...]}`` for the list-returning tools). ``search`` answers in its compact
-form unless asked for ``detail='full'``.
+(wrapped as ``{"result": [...]}`` for the list-returning tools). ``search``, ``recall`` and
+``history`` answer in a compact form unless asked for ``detail='full'``
+(:mod:`medallion.interfaces.mcp_compact`).
 
 Run with ``python -m medallion.interfaces.mcp_server`` (stdio) or ``medallion mcp [--http PORT]``.
 """
 
 import argparse
-import contextlib
 import json
-import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, Literal
@@ -35,7 +36,10 @@ from pydantic import Field, ValidationError
 
 from medallion.db import embedded
 from medallion.db.connection import DatabaseNotReady, LoginFailed
-from medallion.serve.tools import Denied, ToolError, Tools, open_tools
+from medallion.db.locks import LockBusy
+from medallion.interfaces import mcp_compact
+from medallion.interfaces.mcp_sessions import SessionPool
+from medallion.serve.tools import Denied, ToolError, Tools
 from medallion.settings import Settings, get_settings
 
 SERVER_NAME = "medallion-memory"
@@ -62,6 +66,9 @@ Namespace = Annotated[str, Field(description="The namespace to use; `namespaces`
 Subject = Annotated[str, Field(description="An entity's name or alias, e.g. 'Alice'.")]
 Predicate = Annotated[str, Field(description="A relation, e.g. 'lives_in'; `predicates` lists those in use.")]
 FactId = Annotated[str, Field(description="A fact id, or any unique prefix of it of 6 or more characters.")]
+FactDetail = Annotated[Literal["compact", "full"], Field(
+    description="'compact': each fact's statement, id, when it held, whether it is believed now and its source; "
+                "'full': every field (authority, confidence, people's edits, full provenance).")]
 
 # 'overlay' events go through the overlay tool (its capability verb and its approval rule), not remember
 WritableKind = Literal["transcript", "note", "commit", "issue", "document", "fact"]
@@ -69,68 +76,6 @@ WritableKind = Literal["transcript", "note", "commit", "issue", "document", "fac
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 BEARER = "bearer"
-
-
-class _Pool:
-    """One :class:`Tools` per distinct token, opened on first use; one call at a time per Tools.
-
-    The SDK runs synchronous tools on worker threads, and a Tools holds two connections whose
-    transactions must not interleave, so each Tools has its own lock.
-    """
-
-    def __init__(self, settings: Settings, *, require_token: bool = False) -> None:
-        self.settings = settings
-        self.require_token = require_token
-        self._lock = threading.Lock()
-        self._open: dict[str | None, tuple[Tools, threading.Lock]] = {}
-
-    def _get(self, token: str | None) -> tuple[Tools, threading.Lock]:
-        with self._lock:
-            found = self._open.get(token)
-            if found is None:
-                # an invalid token raises Denied here and is not cached
-                found = (open_tools(token, self.settings, origin="mcp"), threading.Lock())
-                self._open[token] = found
-            return found
-
-    def _drop(self, token: str | None, tools: Tools) -> None:
-        with self._lock:
-            if self._open.get(token, (None,))[0] is tools:
-                del self._open[token]
-        with contextlib.suppress(Exception):  # closing a broken connection must not mask the call's error
-            tools.close()
-
-    def call(self, token: str | None, fn: Callable[[Tools], Any]) -> Any:
-        """Run ``fn`` on the Tools of ``token`` (None or '' = the server's token, else the local admin)."""
-        effective = token or self.settings.token or None
-        if effective is None and self.require_token:
-            # over HTTP any local process could connect: no one is the local admin there
-            raise Denied("this server needs a capability token: send 'Authorization: Bearer <token>' with each "
-                         "request (or set MEDALLION_TOKEN where the server runs)")
-        tools, lock = self._get(effective)
-        with lock:
-            try:
-                return fn(tools)
-            except Denied:
-                try:  # revoked or expired since it was opened? then forget it
-                    tools.principal  # noqa: B018 - the property re-checks the token
-                except Exception:
-                    self._drop(effective, tools)
-                raise
-            except ToolError:
-                raise
-            except Exception:
-                # a broken connection would break every later call with this token: start afresh next time
-                self._drop(effective, tools)
-                raise
-
-    def close(self) -> None:
-        with self._lock:
-            opened = list(self._open.values())
-            self._open.clear()
-        for tools, lock in opened:
-            with lock, contextlib.suppress(Exception):
-                tools.close()
 
 
 def _jsonable(value: Any) -> Any:
@@ -209,10 +154,11 @@ def build_server(settings: Settings | None = None, *, require_token: bool = Fals
     the process that started the server, over HTTP it could be any local process.
     """
     settings = settings or get_settings()
-    pool = _Pool(settings, require_token=require_token)
+    pool = SessionPool(settings, require_token=require_token)
 
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[None]:
+        pool.start_sweeper()
         try:
             yield None
         finally:
@@ -226,6 +172,8 @@ def build_server(settings: Settings | None = None, *, require_token: bool = Fals
         except ToolError as exc:
             return _error(str(exc))
         except (LoginFailed, DatabaseNotReady, embedded.ServerStopped) as exc:  # one sentence, password masked
+            return _error(str(exc))
+        except LockBusy as exc:  # a lock timeout: its sentence names the lock and its holder
             return _error(str(exc))
         except psycopg.OperationalError as exc:
             first = (str(exc).strip().splitlines() or ["no detail"])[0]
@@ -331,11 +279,12 @@ def build_server(settings: Settings | None = None, *, require_token: bool = Fals
 
     @server.tool(annotations=READ_ONLY)
     def history(ctx: Context, subject: Subject, predicate: Predicate, namespace: Namespace,
-                token: Token = None) -> Rows:
+                detail: FactDetail = "compact", token: Token = None) -> Rows:
         """Call this when the question is about change over time ("where did Alice live before?"):
-        every value one entity's predicate has had, oldest first, with when each held and when it was
-        recorded."""
-        return run(ctx, token, lambda t: t.history(subject, predicate, namespace=namespace), wrap=True)
+        every value one entity's predicate has had, oldest first, with when each held. Ask with
+        detail='full' for when each was recorded, by whom and how sure."""
+        return run(ctx, token, lambda t: mcp_compact.history(
+            t.history(subject, predicate, namespace=namespace), detail), wrap=True)
 
     @server.tool(annotations=READ_ONLY)
     def relate(
@@ -448,15 +397,18 @@ def build_server(settings: Settings | None = None, *, require_token: bool = Fals
                                                       "never from a faster approximate memory.")
         ] = "low",
         k: Annotated[int, Field(ge=1, le=50, description="How many answers at most.")] = 5,
+        detail: FactDetail = "compact",
         token: Token = None,
     ) -> Record:
         """Call this when you want an answer to a question and the method chosen for you: questions
         about how entities are connected are answered from their connections, the rest from recorded
         facts.
 
-        The answer says which method answered and why.
+        The answer says which method answered and why; each answer is compact unless asked with
+        detail='full'.
         """
-        return run(ctx, token, lambda t: t.recall(query, namespace=namespace, stakes=stakes, k=k), wrap=False)
+        return run(ctx, token, lambda t: mcp_compact.recall(
+            t.recall(query, namespace=namespace, stakes=stakes, k=k), detail), wrap=False)
 
     return server
 

@@ -8,8 +8,9 @@ it put in dispute. The derivation records a decision for every candidate fact of
 Decisions are read on the engine login (the table is the engine's audit trail, not a consumer
 table), for the one event the caller has just written; the facts themselves are served on the
 caller's connection, inside its row-level-security scope, through the one read model. Facts the
-event did not state (the one it closed, the one it repeated) are other events' words: their
-statements are shown only to a caller that may read the namespace, the others get their ids.
+event did not state (the one it closed, the one it repeated) are other events' words: they are shown
+only to a caller that may read the namespace. A caller that may only write learns how many there are
+(each one ``{"readable": False}``), never their ids: an id would let it probe what it cannot read.
 """
 
 from __future__ import annotations
@@ -46,10 +47,10 @@ def of_event(engine: psycopg.Connection, conn: psycopg.Connection, namespace: st
         {"ns": namespace, "ids": added_ids + contested_ids + skipped_ids, "added": added_ids, "event": event_id})}
 
     def other(fid: str) -> dict[str, Any]:
-        """A fact of another event: in full for a reader, else its id alone."""
-        if fid in facts and may_read:
-            return brief(facts[fid])
-        return {"fact_id": fid}
+        """A fact of another event: in full for a reader; for a writer that may not read, a marker alone."""
+        if not may_read:
+            return {"readable": False}
+        return brief(facts[fid]) if fid in facts else {"fact_id": fid}
 
     superseded = sorted((f for f in facts.values() if f.get("superseded_by") in added_ids
                          and f["provenance"]["bronze_event_id"] != event_id and not f["current"]),

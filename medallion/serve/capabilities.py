@@ -9,7 +9,11 @@ holds itself — its own ``admin`` verb is required, the new one's verbs and nam
 its own, its authority no higher and its expiry no later. ``*`` (every namespace) is minted by the
 local admin alone, and so is ``admin`` for another principal: otherwise one admin could mint a second
 "person" and pass the two-person rule of erasures and overlay approvals alone. No capability names a
-``local:`` principal, the local admin's. Revoking and listing follow the same rule: a capability
+``local:`` principal, the local admin's (in any case, and a principal is one word: a leading space
+would make `` local:root`` look like the local admin in every record). A capability records the
+capability that minted it (``created_by``): an approval's second person must not have minted the
+requester's capability, directly or through a chain (migration 0024, ``auth.lineage``). A grant
+that has already expired is refused. Revoking and listing follow the same rule: a capability
 reaches only capabilities within its own namespaces, verbs and authority.
 """
 
@@ -21,7 +25,7 @@ import pwd
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
@@ -30,6 +34,7 @@ from medallion.bronze.contract import NAMESPACE_PATTERN
 
 VERBS = ("search", "read", "list", "remember", "overlay", "admin")
 NAMESPACE = re.compile(NAMESPACE_PATTERN)
+PRINCIPAL = re.compile(r"[^\s\x00-\x1f\x7f-\x9f]{1,200}")  # the shape auth.capabilities checks too (0024)
 
 
 @dataclass(frozen=True)
@@ -62,7 +67,7 @@ class GrantRefused(PermissionError):
 def check_mint(by: Capability | None, principal: str, verbs: list[str], namespaces: list[str], max_authority: int,
                expires_at: datetime | None) -> None:
     """Refuse a grant the minting capability could not make; ``by=None`` is the local admin."""
-    if principal.startswith("local:"):
+    if principal.strip().lower().startswith("local:"):
         raise GrantRefused("'local:' principals are the local admin's; give the holder another name")
     if by is None:
         return
@@ -113,7 +118,9 @@ def grant(
 ) -> tuple[str, str]:
     """Create a capability minted by ``by`` (None = the local admin); returns ``(capability_id, token)``.
 
-    The token is not stored, only its hash. Raises :class:`GrantRefused` when ``by`` may not mint it.
+    The token is not stored, only its hash. ``created_by`` is recorded for the local admin; a
+    capability minted by ``by`` records ``by``'s id whatever is given. Raises :class:`GrantRefused`
+    when ``by`` may not mint it, ValueError for a malformed principal or an expiry already passed.
     """
     unknown = sorted(set(verbs) - set(VERBS))
     if unknown:
@@ -126,16 +133,31 @@ def grant(
     if bad:
         raise ValueError(f"namespace {bad[0]!r} is not valid: use lowercase letters, digits, '-' and '_' "
                          "(or '*' for every namespace)")
+    if not PRINCIPAL.fullmatch(principal):
+        raise ValueError("a principal is one name of at most 200 characters without spaces or control "
+                         "characters, e.g. user:ana")
+    if expires_at is not None and expires_at.tzinfo is None:
+        raise ValueError("the expiry needs a UTC offset, e.g. 2027-01-01T00:00:00Z")
+    if expires_at is not None and expires_at <= datetime.now(UTC):
+        raise ValueError(f"the expiry {expires_at.isoformat()} has already passed: give a time in the future")
     check_mint(by, principal, verbs, namespaces, max_authority, expires_at)
+    if by is not None:
+        created_by = by.capability_id  # the chain the two-person rule walks (auth.lineage)
     capability_id = "cap_" + secrets.token_hex(8)
     token = "mm_" + secrets.token_urlsafe(32)
-    with conn.transaction():
-        conn.execute(
-            "INSERT INTO auth.capabilities (capability_id, principal, token_hash, verbs, namespaces, "
-            "max_authority, expires_at, created_by) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-            (capability_id, principal, hash_token(token), list(verbs), list(namespaces), max_authority,
-             expires_at, created_by),
-        )
+    try:
+        with conn.transaction():
+            conn.execute(
+                "INSERT INTO auth.capabilities (capability_id, principal, token_hash, verbs, namespaces, "
+                "max_authority, expires_at, created_by) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                (capability_id, principal, hash_token(token), list(verbs), list(namespaces), max_authority,
+                 expires_at, created_by),
+            )
+    except psycopg.errors.CheckViolation as exc:
+        if exc.diag.constraint_name != "capabilities_principal_shape":
+            raise ValueError(f"the database refused the grant: {exc.diag.message_primary}") from None
+        raise ValueError(f"the principal {principal!r} is not one the database accepts: use one name without "
+                         "spaces or control characters, e.g. user:ana") from None
     return capability_id, token
 
 

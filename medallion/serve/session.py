@@ -25,6 +25,7 @@ from medallion.settings import Settings
 
 log = logging.getLogger(__name__)
 TELEMETRY_QUEUE_LIMIT = 1000
+TELEMETRY_TEXT_LIMIT = 2000  # characters of a call's query and error that telemetry keeps (migration 0024 too)
 
 class ToolError(Exception):
     """A tool call that cannot be served: one sentence saying why and what to do."""
@@ -83,6 +84,7 @@ class Session:
         self.origin = origin
         self._telemetry: list[tuple[Any, ...]] = []  # rows whose write failed, retried with the next one
         self._last_cap: capabilities.Capability | None = None
+        self._entered: str | None = None  # the capability id auth.enter verified for the tool backend
         self._admin: psycopg.Connection | None = None  # the local admin's verified login, opened on demand
         if token is not None:
             problem = door.text_problem(token)
@@ -112,7 +114,8 @@ class Session:
         self.reader.execute("SET synchronous_commit = off")
         if self.token is not None:
             try:
-                self.reader.execute("SELECT capability_id FROM auth.enter(%s)", (self.token,))
+                [self._entered] = self.reader.execute("SELECT capability_id FROM auth.enter(%s)",
+                                                      (self.token,)).fetchone()
             except psycopg.errors.InvalidAuthorizationSpecification:
                 raise Denied("the token is not a valid capability (unknown, expired or revoked)") from None
             return
@@ -210,16 +213,18 @@ class Session:
         the database server loses at most its last few hundred milliseconds of commits. A row that
         cannot be written stays queued and is retried with the next one; a telemetry failure never
         fails the caller's call and never takes other rows with it.
+
+        The row names the grant the tool backend entered with (the database refuses any other, and a
+        namespace outside that grant except on a refused call), and keeps at most
+        ``TELEMETRY_TEXT_LIMIT`` characters of the query and of the error: a 20 MB query is a call
+        worth counting, not worth storing.
         """
         fact_ids = [r["fact_id"] for r in results if r.get("fact_id")]
         chunk_ids = [r["chunk_id"] for r in results if r.get("chunk_id")]
-        if self.token is None:
-            principal = capabilities.local_principal()
-        else:  # the capability this call resolved (no second lookup)
-            principal = self._last_cap.capability_id if self._last_cap else "invalid-token"
+        principal = capabilities.local_principal() if self.token is None else self._entered
         self._telemetry.append(tuple(door.printable(v) for v in (
-            tool, namespace, principal, query, fact_ids, chunk_ids, bool(results),
-            (time.perf_counter() - started) * 1000, error is None, error)))
+            tool, namespace, principal, _capped(query), fact_ids, chunk_ids, bool(results),
+            (time.perf_counter() - started) * 1000, error is None, _capped(error))))
         self.flush_telemetry()
 
     def flush_telemetry(self) -> None:
@@ -254,3 +259,9 @@ class Session:
         self.log_call(tool, namespace, query, [r for r in rows if isinstance(r, dict)], started)
         return result
 
+
+def _capped(text: str | None) -> str | None:
+    """``text`` cut to ``TELEMETRY_TEXT_LIMIT`` characters, its last one an ellipsis when it was longer."""
+    if text is None or len(text) <= TELEMETRY_TEXT_LIMIT:
+        return text
+    return text[:TELEMETRY_TEXT_LIMIT - 1] + "\u2026"

@@ -110,11 +110,8 @@ class Writes(Session):
             clash = [e for e, s, t in existing if action != "annotate" and s is not None and s < span[1]
                      and span[0] < t]
             if clash:
-                approval_id = self.engine.execute(
-                    "INSERT INTO gold.approvals (kind, namespace, fact_id, overlay_event_id, proposal, reason, "
-                    "requested_by) VALUES ('overlay_overwrite', %s, %s, %s, %s, %s, %s) RETURNING approval_id",
-                    (namespace, fact_id, clash[-1], json.dumps({"payload": payload.model_dump(), "metadata": hint}),
-                     reason, self.author(cap))).fetchone()[0]
+                approval_id = self._request_change("overlay_overwrite", clash[-1], fact_id, cap,
+                                                   {"payload": payload.model_dump(), "metadata": hint}, reason)
                 return {"status": "pending_approval", "approval_id": approval_id, "fact_id": fact_id,
                         "namespace": namespace,
                         "reason": "this span already carries a person's overlay; another person must approve"}
@@ -164,6 +161,25 @@ class Writes(Session):
                 outcome["anchor_status"], outcome["anchored_fact_id"] = anchored
         return {**outcome, "fact_id": payload.fact_id, "namespace": namespace, "action": payload.action}
 
+    def _request_change(self, kind: str, overlay_event_id: int, fact_id: str, cap: capabilities.Capability | None,
+                        proposal: dict[str, Any], reason: str | None) -> int:
+        """File a request to overwrite or retract a person's overlay; returns its approval id.
+
+        The database files it (``gold.request_overlay_change``) and names the requester itself, from
+        the caller's token or, for the local admin, from the administrative login: no caller names who
+        asked, and the approval later checks that its approver is another person.
+        """
+        conn, token, local = ((self.engine, self.token, None) if cap is not None else
+                              (self.admin_login(), None, self.author(None)))
+        try:
+            return int(conn.execute("SELECT gold.request_overlay_change(%s, %s, %s, %s, %s, %s, %s)",
+                                    (kind, overlay_event_id, fact_id, json.dumps(proposal), reason, token,
+                                     local)).fetchone()[0])
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise Denied(_db_message(exc)) from None
+        except psycopg.Error as exc:
+            raise ToolError(_db_message(exc)) from None
+
     @checked_at_the_door
     def retract(self, overlay_id: int, *, reason: str) -> dict[str, Any]:
         """Ask to delete a person's overlay (G7): a request another admin approves, never immediate."""
@@ -181,19 +197,19 @@ class Writes(Session):
             payload = OverlayPayload(fact_id=fact_id or target, action="annotate",
                                      selector=TextQuoteSelector(exact=exact, prefix=prefix, suffix=suffix),
                                      note=f"Retracts overlay {overlay_id}: {reason}")
-            approval_id = self.engine.execute(
-                "INSERT INTO gold.approvals (kind, namespace, fact_id, overlay_event_id, proposal, reason, "
-                "requested_by) VALUES ('overlay_retract', %s, %s, %s, %s, %s, %s) RETURNING approval_id",
-                (namespace, fact_id or target, overlay_id,
-                 json.dumps({"payload": payload.model_dump(), "metadata": {}}), reason, self.author(cap)),
-            ).fetchone()[0]
+            approval_id = self._request_change("overlay_retract", overlay_id, fact_id or target, cap,
+                                               {"payload": payload.model_dump(), "metadata": {}}, reason)
             return {"status": "pending_approval", "approval_id": approval_id, "overlay_id": overlay_id,
                     "namespace": namespace, "reason": "retracting a person's overlay needs another person's approval"}
         return self.call("retract", None, str(overlay_id), run)
 
     @checked_at_the_door
     def approve(self, approval_id: int) -> dict[str, Any]:
-        """Approve a pending overlay overwrite (G7): needs ``admin`` and a different principal."""
+        """Approve a pending overlay overwrite or retraction (G7): needs ``admin`` and a second person.
+
+        ``gold.approve_overlay`` decides: the approver is not the requester, and did not mint the
+        requester's capability, directly or through a chain (migration 0024).
+        """
         def run() -> dict[str, Any]:
             cap = self.check_token()
             if cap is not None and "admin" not in cap.verbs:

@@ -6,7 +6,9 @@ CLI runs, two pods) would interleave their decisions, so every derivation holds 
 session-level advisory lock per namespace for as long as it works on it. The lock lives in the
 database both runs share, so it holds whatever starts them; a crashed process releases it with its
 session. A second run waits up to ``wait_seconds`` and is then refused with one sentence naming the
-namespace and the session that holds it.
+namespace's derivation lock and the session that holds it. Only the engine, the owner and the
+administrator may take the lock (migration 0025): the tool login cannot hold it to stall a namespace's
+derivation or ``remember``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from contextlib import contextmanager
 
 import psycopg
 
+from medallion.db.locks import LockBusy, holder
+
 # Two-key advisory locks: the first key marks them as this module's, the second is the namespace.
 LOCK_CLASS_SQL = "hashtext('medallion.derive')"
 POLL_SECONDS = 0.25
@@ -26,7 +30,7 @@ POLL_SECONDS = 0.25
 LOCK_GROUP = 256
 
 
-class NamespaceBusy(RuntimeError):
+class NamespaceBusy(LockBusy):
     """Another session is deriving the namespace and did not finish within the wait."""
 
 
@@ -36,18 +40,9 @@ def _try_lock(conn: psycopg.Connection, namespace: str) -> bool:
 
 
 def _holder(conn: psycopg.Connection, namespace: str) -> str:
-    """Who holds the namespace's lock, for the refusal message (the pid and since when)."""
-    row = conn.execute(
-        "SELECT a.pid, a.backend_start, a.application_name FROM pg_locks l "
-        "JOIN pg_stat_activity a ON a.pid = l.pid "
-        f"WHERE l.locktype = 'advisory' AND l.granted AND l.classid::int = {LOCK_CLASS_SQL} "
-        "AND l.objid::int = hashtext(%s) LIMIT 1",
-        (namespace,),
-    ).fetchone()
-    if row is None:
-        return "another session"
-    pid, since, app = row
-    return f"database session {pid}{f' ({app})' if app else ''}, connected since {since:%Y-%m-%d %H:%M:%S %Z}"
+    """Who holds the namespace's derivation lock, for the refusal message."""
+    return holder(conn, f"l.classid::int = {LOCK_CLASS_SQL} AND l.objid::int = hashtext(%s) AND l.objsubid = 2",
+                  (namespace,))
 
 
 def _unlock(conn: psycopg.Connection, namespace: str) -> None:
@@ -77,9 +72,9 @@ def deriving(conn: psycopg.Connection, namespaces: list[str], wait_seconds: floa
             while not _try_lock(conn, ns):
                 if time.monotonic() >= deadline:
                     raise NamespaceBusy(
-                        f"namespace {ns!r} is being derived by {_holder(conn, ns)}; waited {wait_seconds:g} s: "
-                        "run again when that run has finished (its progress is in the Dagster UI or the CLI "
-                        "that started it)")
+                        f"namespace {ns!r}'s derivation lock is held by {_holder(conn, ns)}; waited "
+                        f"{wait_seconds:g} s: run again when that run has finished (its progress is in the "
+                        "Dagster UI or the CLI that started it)")
                 time.sleep(POLL_SECONDS)
             held.append(ns)
         conn.autocommit = autocommit

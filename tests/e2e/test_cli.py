@@ -234,18 +234,19 @@ def test_overlays_ingested_with_a_token_need_its_verb_and_its_principal(run, tmp
 
 def test_timestamp_options_take_iso_8601_with_an_offset_or_fail_in_one_sentence(run, tmp_path: Path) -> None:
     """--as-of (search, follow) and --expires (capability grant) are parsed the same way: a malformed or
-    offset-less timestamp is one sentence naming the option and an example, exit 1, nothing done."""
+    offset-less timestamp is one sentence naming the option and an example, exit 2 (a usage error, like a
+    malformed number), nothing done."""
     run("ingest", str(_write(tmp_path, [_ev(1)])))  # team-a exists, so an accepted timestamp runs the command
     for args in (["search", "coffee", "-n", "team-a"], ["follow", "Bob", "works_at", "-n", "team-a"]):
         code, _, err = run(*args, "--as-of", "last monday")
-        assert code == 1 and "--as-of 'last monday' is not an ISO 8601 timestamp" in err
+        assert code == 2 and "--as-of 'last monday' is not an ISO 8601 timestamp" in err
         assert len(err.strip().splitlines()) == 1
         code, _, err = run(*args, "--as-of", "2026-11-01T09:00:00")
-        assert code == 1 and "--as-of needs a UTC offset" in err
+        assert code == 2 and "--as-of needs a UTC offset" in err
         code, _, err = run(*args, "--as-of", "2026-11-01T09:00:00+00:00")  # accepted: the command runs
         assert "--as-of" not in err and (code == 0 or "no entity named 'Bob'" in err), err
     code, _, err = run("capability", "grant", "-n", "team-a", "--verbs", "read", "--expires", "2027-01-01")
-    assert code == 1 and "--expires needs a UTC offset" in err
+    assert code == 2 and "--expires needs a UTC offset" in err
     code, out, _ = run("capability", "list", "--json")
     assert json.loads(out) == [], "a refused grant mints nothing"
 

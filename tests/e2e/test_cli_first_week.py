@@ -101,7 +101,7 @@ def test_with_json_every_error_is_json_on_stderr_with_its_exit_code(run, tmp_pat
         (["current", "Bob", "lives_in", "-n", "Team A"], None, 2, "is not a valid namespace"),
         (["search", "x", "-n", "team-b"], token, 2, "does not allow 'search' in namespace 'team-b'"),
         (["erase", "approve", "987654"], None, 1, "erasure request 987654 does not exist"),
-        (["search", "x", "-n", "team-a", "--as-of", "someday"], None, 1, "is not an ISO 8601 timestamp"),
+        (["search", "x", "-n", "team-a", "--as-of", "someday"], None, 2, "is not an ISO 8601 timestamp"),
     ]
     for args, as_token, want, says in cases:
         code, out, err = run(*args, "--json", token=as_token)
@@ -154,11 +154,11 @@ def test_as_of_takes_a_date_alone_as_utc_midnight(run, tmp_path: Path) -> None:
         code, _, err = run(*args, "--as-of", "2026-11-10")
         assert "--as-of" not in err and (code == 0 or "no entity named 'Bob'" in err), err
         code, _, err = run(*args, "--as-of", "2026-11-31")
-        assert code == 1 and "--as-of '2026-11-31' is not a date" in err and _one_line(err)
+        assert code == 2 and "--as-of '2026-11-31' is not a date" in err and _one_line(err)
         code, out, _ = run(*args, "--help")
         assert "a date alone, e.g. 2026-11-10, means midnight UTC" in " ".join(re.sub(r"[│╭╮╰╯─]", " ", out).split())
     code, _, err = run("capability", "grant", "-n", "team-a", "--verbs", "read", "--expires", "2027-01-01")
-    assert code == 1 and "--expires needs a UTC offset" in err
+    assert code == 2 and "--expires needs a UTC offset" in err
 
 
 # ----------------------------------------------------------------- provenance, beliefs, bad namespaces
@@ -190,7 +190,7 @@ def test_read_shows_provenance_as_a_table_and_export_writes_the_current_beliefs(
     assert sorted(b["fact_id"] for b in beliefs) == sorted(f["fact_id"] for f in json.loads(out))
     assert {b["value"] for b in beliefs} == {"Lisbon", "Designer"} and all(b["provenance"] for b in beliefs)
     code, _, err = run("export", "-n", "cli-silver", "--beliefs")
-    assert code == 1 and "give the events file with -o FILE" in err
+    assert code == 2 and "give the events file with -o FILE" in err  # a usage error
 
 
 def test_a_malformed_or_unknown_namespace_is_refused_with_exit_2(run, tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -52,6 +53,8 @@ def test_materialize_one_namespace_then_the_rest_in_parallel_then_serve_the_docs
     assert summary["dbt"]["checks_passed"] > 50
     assert {"gold_marts/review_queue", "gold_marts/alerts", "gold_marts/olap_facts_daily"} <= set(summary["gold"])
     assert summary["dictionary"]["undocumented_columns"] == 0
+    # data only: no Markdown table (the UI's rendering of the same metadata) inside a JSON string
+    assert not [text for text in _strings(summary) if text.lstrip().startswith("|") or "\n|" in text]
 
     code, out, err = cli("materialize", "--workers", "2", "--json")
     assert code == 0, err
@@ -85,15 +88,34 @@ def test_materialize_one_namespace_then_the_rest_in_parallel_then_serve_the_docs
     # serving what was generated (`docs` alone generates again first, a dozen seconds of dbt)
     server = subprocess.Popen([sys.executable, "-m", "medallion.interfaces.cli", "docs", "--serve-only",
                                "--port", str(port)],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         body = _wait_for(f"http://127.0.0.1:{port}/", seconds=90)
         assert "dbt" in body.lower()
         catalog = _wait_for(f"http://127.0.0.1:{port}/catalog.json", seconds=10)
         assert "current_facts" in catalog
+        # the docs open on the project's overview page, not dbt's generic welcome
+        manifest = json.loads(_wait_for(f"http://127.0.0.1:{port}/manifest.json", seconds=10))
+        overview = manifest["docs"]["doc.medallion.__overview__"]["block_contents"]
+        assert "Bronze" in overview and "Silver" in overview and "Gold" in overview
     finally:
-        server.terminate()
-        server.wait(timeout=10)
+        # Ctrl-C, as a person stops it: one line, no traceback
+        server.send_signal(signal.SIGINT)
+        stdout, stderr = server.communicate(timeout=10)
+    assert server.returncode == 0, stderr
+    assert "Traceback" not in stderr and "Traceback" not in stdout
+    assert stdout.strip().splitlines()[-1] == "stopped"
+
+
+def _strings(value: object) -> list[str]:
+    """Every string inside a JSON document."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
 
 
 def _free_port() -> int:

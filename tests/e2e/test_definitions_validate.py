@@ -3,7 +3,7 @@
 `dagster definitions validate -m dagster_project.definitions` is what a code server does at start:
 import the module and build every asset, job, schedule and sensor. It runs as a subprocess of the
 venv's `dagster`, with DAGSTER_HOME in a temporary directory: run from the repository root without
-it, the CLI would read ./dagster.yaml (the compose instance) and look for its PostgreSQL.
+it, the CLI would read ./dagster.yaml (the local instance in .medallion/dagster) and write there.
 """
 
 from __future__ import annotations

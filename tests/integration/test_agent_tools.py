@@ -227,13 +227,17 @@ def test_remember_answers_with_the_beliefs_it_produced(world: dict[str, Any]) ->
                                kind="transcript")["beliefs"]
         assert [a["outcome"] for a in doubt["added"]] == ["contested"]
         assert doubt["contested"] == [{**{k: v for k, v in added.items() if k != "outcome"}, "contested": True}]
-    with open_tools(tokens["writer"], settings) as writer:  # may write, not read: other facts by id only
+    with open_tools(tokens["writer"], settings) as writer:  # may write, not read: no id of another event's fact
         back = writer.remember(namespace=OWN, content="I moved to Ghent.", actor="user:tobias",
                                kind="transcript")["beliefs"]
         assert back["added"][0]["value"] == "Ghent"
         others = back["superseded"] + back["contested"]
-        assert others and all(set(o) == {"fact_id"} for o in others)
-        assert added["fact_id"] in {o["fact_id"] for o in others}
+        assert others and all(o == {"readable": False} for o in others)
+        known = writer.remember(namespace=OWN, content="I live in Ghent.", actor="user:tobias", kind="transcript")
+        [skipped] = known["beliefs"]["skipped"]
+        assert skipped["already_known_as"] == {"readable": False}
+        assert back["added"][0]["fact_id"] not in json.dumps(known)  # security issue 30, point 11
+        assert added["fact_id"] not in json.dumps(back) + json.dumps(known)
 
 
 def test_an_erasure_request_erases_nothing_until_another_person_approves(world: dict[str, Any]) -> None:

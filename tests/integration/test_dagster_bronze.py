@@ -37,7 +37,7 @@ def test_asset_lands_inbox_files_with_metadata_and_check(
     assert "team-atlas" in meta["namespaces_touched"].value
     assert meta["dagster/row_count"].value == team_lines + 4
     header = meta["newest_events"].value.splitlines()[0]
-    assert header.startswith("| event_id |") and "| content |" in header and "| left |" not in header
+    assert header.startswith("| event_id |") and "| content |" not in header and "| actor |" not in header
 
     assert (settings.inbox / "done" / "a_team.jsonl").exists()
     assert (settings.inbox / "rejected" / "b_mixed.jsonl").exists()

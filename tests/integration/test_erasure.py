@@ -158,7 +158,9 @@ def test_expired_or_revoked_admin_cannot_approve(
     """B7: only a currently valid admin capability approves; expired and revoked ones are refused."""
     target = ids[NS][0]
     request_id = request_erasure(admin_conn, target, "privacy", token=None, local_name=LOCAL)
-    expired = _token(admin_conn, "user:carol", ["admin"], [NS], expires_at=datetime.now(UTC) - timedelta(minutes=5))
+    expired = _token(admin_conn, "user:carol", ["admin"], [NS], expires_at=datetime.now(UTC) + timedelta(minutes=5))
+    admin_conn.execute("UPDATE auth.capabilities SET expires_at = clock_timestamp() - interval '5 minutes' "
+                       "WHERE principal = 'user:carol'")  # a grant cannot be made already expired
     cap_id, revoked = grant(admin_conn, principal="user:dave", verbs=["admin"], namespaces=[NS], created_by="test")
     assert revoke(admin_conn, cap_id)
     for token in (expired, revoked):
@@ -306,3 +308,77 @@ def test_a_scope_covers_what_matches_at_approval_and_only_its_approval_deletes(
     done = erasure.approve(engine_conn, request_id, token=approver)
     assert done.erased == 4 and not _live(admin_conn, NS) & {*ids["alice"], late}
     assert verify(engine_conn) == []
+
+
+# ------------------------------------------------- requests closed without an approval (issue 30, point 6)
+def test_a_request_whose_events_an_actor_erasure_took_is_closed_as_superseded(
+    engine_conn: psycopg.Connection, admin_conn: psycopg.Connection
+) -> None:
+    """A request for one event stayed pending forever ("event 55 no longer exists") once an erasure of its
+    actor had removed the event: now its approval says so and closes it, and listing closes the others."""
+    ids = _actor_events(engine_conn)
+    first = request_erasure(admin_conn, ids["alice"][0], "r", token=None, local_name=LOCAL)
+    second = request_erasure(admin_conn, ids["alice"][1], "r", token=None, local_name=LOCAL)
+    kept = request_erasure(admin_conn, ids["bob"][0], "r", token=None, local_name=LOCAL)
+    scoped = erasure.request_scope(admin_conn, NS, "r", actor="user:alice", token=None, local_name=LOCAL)
+    bob = _token(admin_conn, "user:bob", ["admin"], [NS])
+    assert erasure.approve(engine_conn, scoped, token=bob).erased == 3
+    with pytest.raises(ErasureError, match=f"event {ids['alice'][0]} no longer exists.*request {first} is closed "
+                                           "as superseded") as gone:
+        erasure.approve(engine_conn, first, token=bob)
+    assert not gone.value.denied and "\n" not in str(gone.value)
+    status = {r["request_id"]: (r["status"], r["closed_by"]) for r in list_requests(engine_conn)}
+    assert status[first] == status[second] == ("superseded", "superseded")  # both closed at once
+    assert status[kept] == ("pending", None) and status[scoped][0] == "executed"
+    with pytest.raises(ErasureError, match=f"erasure request {first} was superseded"):
+        erasure.approve(engine_conn, first, token=bob)
+    assert erasure.close_superseded(engine_conn) == 0
+
+
+def test_a_pending_request_can_be_cancelled_by_an_admin_of_its_namespace(
+    engine_conn: psycopg.Connection, admin_conn: psycopg.Connection, ids: dict[str, list[int]]
+) -> None:
+    """`erase cancel`: the requester or another admin of the namespace closes a pending request; nothing
+    is erased, it cannot be approved afterwards, and the event may be requested again."""
+    target = ids[NS][0]
+    request_id = request_erasure(admin_conn, target, "r", token=None, local_name=LOCAL)
+    outsider = _token(admin_conn, "user:eve", ["admin"], [OTHER])
+    with pytest.raises(ErasureError, match=f"no erasure request {request_id} this capability may cancel") as refused:
+        erasure.cancel(engine_conn, request_id, token=outsider)
+    assert refused.value.denied
+    with pytest.raises(ErasureError, match="erasure request 987654 does not exist"):
+        erasure.cancel(admin_conn, 987_654, token=None, local_name=LOCAL)
+    assert erasure.cancel(admin_conn, request_id, token=None, local_name=LOCAL) == LOCAL
+    bob = _token(admin_conn, "user:bob", ["admin"], [NS])
+    with pytest.raises(ErasureError, match=f"erasure request {request_id} was cancelled"):
+        erasure.approve(engine_conn, request_id, token=bob)
+    with pytest.raises(ErasureError, match="already cancelled"):
+        erasure.cancel(engine_conn, request_id, token=bob)
+    assert _exists(admin_conn, target)
+    [listed] = list_requests(engine_conn, "cancelled")
+    assert listed["closed_by"] == LOCAL and listed["approved_by"] is None
+    again = request_erasure(admin_conn, target, "r", token=None, local_name=LOCAL)
+    assert erasure.approve(engine_conn, again, token=bob).event_id == target
+
+
+def test_quarantined_lines_leave_only_with_their_executed_erasure(
+    engine_conn: psycopg.Connection, admin_conn: psycopg.Connection, ids: dict[str, list[int]]
+) -> None:
+    """Issue 30, point 5: a conflicting copy of an erased event kept its raw line in quarantine. Its
+    approval now takes it; no one else can delete quarantine, not the superuser with a pending request
+    or another namespace's executed one."""
+    conflict = ingest_events(engine_conn, [{**_event(0), "content": "a different message 0"}])
+    assert conflict.statuses[0].status == "conflict"
+    request_id = request_erasure(admin_conn, ids[NS][0], "r", token=None, local_name=LOCAL)
+    with pytest.raises(psycopg.errors.InvalidParameterValue, match="has not been executed"):
+        erasure.forget_erased(engine_conn, request_id)
+    elsewhere = request_erasure(admin_conn, ids[OTHER][0], "r", token=None, local_name=LOCAL)
+    erasure.approve(engine_conn, elsewhere, token=_token(admin_conn, "user:eve", ["admin"], [OTHER]))
+    for pretend in (request_id, elsewhere):
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="DELETE on bronze.quarantine"), \
+                admin_conn.transaction():
+            admin_conn.execute("SELECT set_config('medallion.erasure_forget', %s, true)", (str(pretend),))
+            admin_conn.execute("DELETE FROM bronze.quarantine WHERE namespace = %s", (NS,))
+    erasure.approve(engine_conn, request_id, token=_token(admin_conn, "user:bob", ["admin"], [NS]))
+    assert erasure.forget_erased(engine_conn, request_id)["quarantine"] == 1
+    assert admin_conn.execute("SELECT count(*) FROM bronze.quarantine").fetchone()[0] == 0

@@ -51,7 +51,9 @@ def world(pg_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
                                           verbs=verbs, namespaces=ns, created_by="test", **kw)
             all_verbs = ["search", "read", "list", "remember", "overlay"]
             valid = grant([OWN], all_verbs, max_authority=3)[1]
-            expired = grant([OWN], all_verbs, expires_at=datetime.now(UTC) - timedelta(minutes=1))[1]
+            expired_id, expired = grant([OWN], all_verbs, expires_at=datetime.now(UTC) + timedelta(minutes=1))
+            conn.execute("UPDATE auth.capabilities SET expires_at = clock_timestamp() - interval '1 minute' "
+                         "WHERE capability_id = %s", (expired_id,))  # a grant cannot be made already expired
             revoked_id, revoked = grant([OWN], all_verbs)
             capabilities.revoke(conn, revoked_id)
             admin_a = grant([OWN], ["admin", "overlay", "read"], principal="person:ana")[1]
@@ -72,7 +74,7 @@ CASES = [
     ("current", lambda t: t.current("Alice", "lives_in", namespace=OWN), ["current", "Alice", "lives_in", "-n", OWN],
      "current", {"subject": "Alice", "predicate": "lives_in", "namespace": OWN}),
     ("history", lambda t: t.history("Bob", "lives_in", namespace=OWN), ["history", "Bob", "lives_in", "-n", OWN],
-     "history", {"subject": "Bob", "predicate": "lives_in", "namespace": OWN}),
+     "history", {"subject": "Bob", "predicate": "lives_in", "namespace": OWN, "detail": "full"}),
     ("list", lambda t: t.list(namespace=OWN, subject="Alice"), ["list", "-n", OWN, "--subject", "Alice"],
      "list", {"namespace": OWN, "subject": "Alice"}),
     ("search", lambda t: t.search("Where does Alice live?", namespace=OWN, k=5),

@@ -81,3 +81,36 @@ def test_one_partition_backfill_rederives_only_that_namespace(settings: Settings
     assert {ns: engine_conn.execute(FACTS, (ns,)).fetchone() for ns in both} == facts, "to the same beliefs"
     partitions = {e.materialization.partition for e in result.get_asset_materialization_events()}
     assert partitions == {"team-borealis"}
+
+
+def test_each_partitions_metadata_describes_that_namespace_only(settings: Settings, examples_dir: Path,
+                                                                engine_conn: psycopg.Connection) -> None:
+    """Security issue 32, point 4: one run over both namespaces used to give team-borealis the row count
+    of every namespace together (72 for its 9 facts) and another namespace's decisions. Now each
+    partition's latest materialization counts its own rows and lists its own decisions; the run's
+    tallies stay on the run's first materialization (what `medallion materialize` reports)."""
+    from dagster_project.keys import SILVER
+    from dagster_project.runs import run_summary
+
+    shutil.copy(examples_dir / "team_events.jsonl", settings.inbox / "team.jsonl")
+    instance = dg.DagsterInstance.ephemeral()
+    result = materialize_all_partitions([bronze_events, silver_derive], _resource(settings), instance=instance)
+    assert result.success
+    both = ("team-atlas", "team-borealis")
+    latest = {}  # what the UI shows for a partition: its newest materialization, the run's last event for it
+    for event in result.get_asset_materialization_events():
+        latest[(event.materialization.asset_key, event.materialization.partition)] = event.materialization.metadata
+    for name, key in SILVER.items():
+        for ns in both:
+            meta = latest[(key, ns)]
+            rows = engine_conn.execute(f"SELECT count(*) FROM silver.{name} WHERE namespace = %s", (ns,)).fetchone()
+            assert meta["dagster/row_count"].value == rows[0], (name, ns)
+    facts = {ns: {r[0] for r in engine_conn.execute("SELECT fact_id FROM silver.facts WHERE namespace = %s", (ns,))}
+             for ns in both}
+    assert 0 < len(facts["team-borealis"]) < len(facts["team-atlas"])
+    for ns, other in (both, both[::-1]):
+        table = latest[(SILVER["facts"], ns)]["recent_decisions"].value
+        listed = {line.split("|")[5].strip() for line in table.splitlines()[2:]}
+        assert listed and listed <= facts[ns] and not listed & facts[other], ns
+    summary = run_summary(result, "test")["silver"]
+    assert summary["namespaces"] == list(both) and summary["events_processed"] == 53

@@ -14,13 +14,13 @@ from typing import Any
 
 import psycopg
 
-from bench.locomo_data import load, to_events
 from medallion.bronze.ingest import ingest_events
 from medallion.settings import Settings
 from medallion.silver.derive import derive
 from medallion.silver.llm import LLMClient, Usage, forget_negotiations
 from medallion.silver.providers import record_model_call
 from medallion.silver.providers.openai_provider import OpenAIDistiller, OpenAIJudge
+from tests.support.conversations import generate
 from tests.support.fake_openai import (
     LLAMA_CPP_REFUSAL,
     FakeOpenAI,
@@ -44,7 +44,7 @@ def _providers(settings: Settings) -> tuple[OpenAIDistiller, OpenAIJudge]:
 
 def test_faulty_llm_loses_no_event(engine_conn: psycopg.Connection, settings: Settings) -> None:
     """R4: 30 % injected faults → each event derived or parked with a reason; a healthy rerun derives all."""
-    events = to_events(load()[1], limit=EVENTS)
+    events = generate(seed=31, turns=EVENTS, speakers=3, namespace="chat-ferry").events
     ingest_events(engine_conn, events)
     with FakeOpenAI(heuristic_responder, fault_rate=0.3, seed=11, timeout_sleep=1.0) as server:
         llm = settings.model_copy(update={"llm_provider": "openai", "openai_base_url": server.url,

@@ -1,4 +1,7 @@
-"""Rebuilds (S13, R7, R3), the derivation cache (S2), fingerprints (4.1) and erasure re-derivation (B7)."""
+"""Rebuilds (S13, R7, R3), the derivation cache (S2), fingerprints (4.1) and erasure re-derivation (B7).
+
+R7 and R3 run on a generated chat (tests/support/conversations.py): four speakers over several
+sessions, with moves, job changes and switched habits that revise what was said earlier."""
 
 from __future__ import annotations
 
@@ -15,27 +18,26 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from bench.locomo_data import DEFAULT_PATH, load, to_events
 from medallion.bronze.erasure import approve_erasure, request_erasure
 from medallion.bronze.ingest import ingest_events, ingest_jsonl
 from medallion.serve.capabilities import grant
 from medallion.settings import Settings
 from medallion.silver import fingerprint
 from medallion.silver.derive import derive, ledger_hash
+from tests.support.conversations import generate
 
 REPO = Path(__file__).resolve().parents[2]
-LOCOMO_TURNS = 120
+CHAT_TURNS = 120
+CHAT_NS = "chat-harbour"
 
 
-def _locomo_events() -> list[dict]:
-    if not DEFAULT_PATH.exists():
-        pytest.fail(f"LoCoMo data missing at {DEFAULT_PATH} (it is part of the shared checkout)")
-    return to_events(load()[0], limit=LOCOMO_TURNS)
+def _chat_events() -> list[dict]:
+    return generate(seed=2016, turns=CHAT_TURNS, speakers=4, namespace=CHAT_NS).events
 
 
 def _all_events(examples_dir: Path) -> list[bytes]:
     lines = (examples_dir / "team_events.jsonl").read_bytes().splitlines()
-    return [line for line in lines if line.strip()] + [json.dumps(e).encode() for e in _locomo_events()]
+    return [line for line in lines if line.strip()] + [json.dumps(e).encode() for e in _chat_events()]
 
 
 @pytest.mark.slow
@@ -60,7 +62,10 @@ def test_incremental_batches_equal_full_rebuild(engine_conn: psycopg.Connection,
     # chunk contexts (the previous turn of a thread) and their vectors too: Bronze order decides them
     assert incremental_chunks[1] > 100
     assert engine_conn.execute(chunks_sql).fetchone() == incremental_chunks
-    for ns in ("team-atlas", "locomo-conv-26"):
+    revised = engine_conn.execute("SELECT count(*) FROM silver.resolutions WHERE namespace = %s AND decision "
+                                  "IN ('update', 'supersede')", (CHAT_NS,)).fetchone()[0]
+    assert revised > 0, "the chat's moves and job changes revise earlier facts"
+    for ns in ("team-atlas", CHAT_NS):
         assert ledger_hash(engine_conn, ns) != ledger_hash(engine_conn, "team-borealis")
 
 
@@ -151,7 +156,7 @@ def test_killed_derivation_resumes_to_the_same_ledger(engine_conn: psycopg.Conne
     The uninterrupted run is a full rebuild of the same Bronze afterwards (transaction times come from
     Bronze, so the same Bronze must give the same ledger).
     """
-    ingest_events(engine_conn, _locomo_events())
+    ingest_events(engine_conn, _chat_events())
     rng = random.Random(3)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     kills, progress = 0, []
@@ -168,6 +173,6 @@ def test_killed_derivation_resumes_to_the_same_ledger(engine_conn: psycopg.Conne
     assert kills >= 1
     derive(engine_conn, settings)
     resumed = ledger_hash(engine_conn)
-    assert engine_conn.execute("SELECT count(*) FROM silver.derivations").fetchone()[0] == LOCOMO_TURNS
+    assert engine_conn.execute("SELECT count(*) FROM silver.derivations").fetchone()[0] == CHAT_TURNS
     derive(engine_conn, settings, full_rebuild=True)
     assert ledger_hash(engine_conn) == resumed, f"derivations after each kill: {progress}"

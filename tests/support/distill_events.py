@@ -11,7 +11,7 @@ from medallion.silver.types import EventInput, FactCandidate
 
 OCC = datetime(2026, 11, 25, 8, 45, tzinfo=UTC)  # a Wednesday
 TODAY = OCC.date()
-LOCOMO_DAY = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # a day in May 2023, a Monday
+DAY_IN_2023 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # a day in May 2023, a Monday
 DISTILLER = HeuristicDistiller()
 
 

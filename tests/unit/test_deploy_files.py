@@ -17,7 +17,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 HELM_VALUES = ROOT / "deploy" / "helm" / "values.yaml"
-DAGSTER_YAML = ROOT / "dagster.yaml"
+DAGSTER_YAML = ROOT / "deploy" / "dagster.yaml"
 COMPOSE = ROOT / "docker-compose.yml"
 DOCKERFILE = ROOT / "Dockerfile"
 APP_LOGINS = ("MEDALLION_DATABASE_URL", "MEDALLION_ENGINE_DATABASE_URL", "MEDALLION_TOOL_DATABASE_URL")

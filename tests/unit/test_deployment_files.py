@@ -19,7 +19,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
-DAGSTER_YAML = ROOT / "dagster.yaml"
+DAGSTER_YAML = ROOT / "deploy" / "dagster.yaml"
 WORKSPACE = ROOT / "workspace.yaml"
 DOCKERFILE = ROOT / "Dockerfile"
 
@@ -78,7 +78,7 @@ def services(compose: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def dagster_yaml() -> dict[str, Any]:
-    assert DAGSTER_YAML.is_file(), "dagster.yaml is missing at the repository root"
+    assert DAGSTER_YAML.is_file(), "deploy/dagster.yaml is missing"
     return yaml.safe_load(DAGSTER_YAML.read_text())
 
 
@@ -415,7 +415,7 @@ def test_dockerfile_supports_dagster_yaml(dagster_yaml: dict[str, Any]) -> None:
     home = re.search(r"DAGSTER_HOME=(\S+)", text)
     assert home and home.group(1) == "/opt/dagster/dagster_home"
     assert re.search(
-        r"^COPY\s+dagster\.yaml\s+\S*(\$DAGSTER_HOME|\$\{DAGSTER_HOME\}|/opt/dagster/dagster_home)",
+        r"^COPY\s+deploy/dagster\.yaml\s+\S*(\$DAGSTER_HOME|\$\{DAGSTER_HOME\}|/opt/dagster/dagster_home)",
         text,
         re.M,
     )

@@ -14,7 +14,7 @@ import pytest
 
 from medallion.silver.providers.heuristic.sentences import sentence_spans
 from medallion.silver.types import EventInput
-from tests.support.distill_events import DISTILLER, LOCOMO_DAY, OCC, TODAY, d, make_event, summary
+from tests.support.distill_events import DAY_IN_2023, DISTILLER, OCC, TODAY, d, make_event, summary
 
 REPO = Path(__file__).resolve().parents[2]
 TEAM_EVENTS = REPO / "examples" / "team_events.jsonl"
@@ -83,7 +83,7 @@ def test_s1_confidence_tiers_and_spans() -> None:
 def test_s1_speaker_prefix_spans_skip_the_name() -> None:
     """S1: a speaker-prefixed line's span covers the sentence, not the "Name:" prefix."""
     content = "Caroline: I went to a LGBTQ support group yesterday.\nMelanie: I love painting."
-    facts = DISTILLER.distill(make_event(content, actor=None, occurred=LOCOMO_DAY, namespace="locomo"))
+    facts = DISTILLER.distill(make_event(content, actor=None, occurred=DAY_IN_2023, namespace="locomo"))
     assert [(f.subject, content[f.span[0] : f.span[1]]) for f in facts] == [
         ("Caroline", "I went to a LGBTQ support group yesterday."),
         ("Melanie", "I love painting."),

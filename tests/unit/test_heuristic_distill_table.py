@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from medallion.silver.providers.heuristic import HeuristicDistiller
-from tests.support.distill_events import DISTILLER, LOCOMO_DAY, TODAY, d, make_event, summary
+from tests.support.distill_events import DAY_IN_2023, DISTILLER, TODAY, d, make_event, summary
 
 
 def row(
@@ -351,7 +351,7 @@ TABLE = [
         "Caroline: I went to a LGBTQ support group yesterday.",
         [("Caroline", "attended", "LGBTQ support group", "2023-05-07")],
         actor=None,
-        occurred=LOCOMO_DAY,
+        occurred=DAY_IN_2023,
         namespace="locomo-conv-26",
     ),
     row(
@@ -359,7 +359,7 @@ TABLE = [
         "Melanie : Yeah, I painted that lake sunrise last year! It's special to me.",
         [("Melanie", "paint", "lake sunrise", "2022-05-08")],
         actor=None,
-        occurred=LOCOMO_DAY,
+        occurred=DAY_IN_2023,
         namespace="locomo-conv-26",
     ),
     row(

@@ -19,6 +19,7 @@ from medallion.interfaces.cli.common import (
     load_settings,
     namespace_problem,
     out,
+    plain,
     principal_of,
     refuse,
     require_admin,
@@ -59,7 +60,7 @@ def capability_grant(
     if as_json:
         emit_json({"capability_id": capability_id, "token": token, "principal": holder})
     else:
-        out.print(f"Capability {capability_id} for {holder}. Token (shown once): {token}")
+        out.print(plain(f"Capability {capability_id} for {holder}. Token (shown once): {token}"))
 
 
 @cap_app.command("revoke")
@@ -90,6 +91,7 @@ def capability_list(as_json: JsonOpt = False) -> None:
         return
     table = Table("id", "principal", "verbs", "namespaces", "max authority", "expires", "revoked")
     for r in rows:
-        table.add_row(r["capability_id"], r["principal"], ",".join(r["verbs"]), ",".join(r["namespaces"]),
-                      str(r["max_authority"]), str(r["expires_at"] or ""), str(r["revoked_at"] or ""))
+        table.add_row(*(plain(cell) for cell in (
+            r["capability_id"], r["principal"], ",".join(r["verbs"]), ",".join(r["namespaces"]),
+            str(r["max_authority"]), str(r["expires_at"] or ""), str(r["revoked_at"] or ""))))
     out.print(table)

@@ -3,7 +3,11 @@ settings, the database connection, the acting capability and the tools session.
 
 Failures are one sentence on stderr with a non-zero exit; with ``--json`` anywhere on the command
 line they are one JSON object on stderr instead, ``{"error": "...", "exit_code": N}``, with the same
-exit code, usage errors (a missing option, a malformed number) included.
+exit code, usage errors (a missing option, a malformed number) included. The exit codes follow one
+convention, printed by ``medallion --help`` (:data:`EXIT_CODES_HELP`).
+
+Stored content is printed through :func:`plain`: rich markup in it is text, and control characters
+are shown, not obeyed (:func:`visible`); ``--json`` prints the data exactly.
 """
 
 from __future__ import annotations
@@ -23,11 +27,13 @@ import psycopg
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 from typer.core import TyperGroup
 
 from medallion.bronze.contract import NAMESPACE_PATTERN
 from medallion.db import embedded
 from medallion.db.connection import DatabaseNotReady, LoginFailed, connect
+from medallion.db.locks import LockBusy
 from medallion.serve import capabilities
 from medallion.settings import Settings, get_settings
 
@@ -41,7 +47,7 @@ def write_error(message: str, code: int) -> None:
         sys.stderr.write(json.dumps({"error": message, "exit_code": code}, ensure_ascii=False) + "\n")
         sys.stderr.flush()
     else:
-        err.print("error: " + message, style="red", markup=False, highlight=False, soft_wrap=True)
+        err.print(plain("error: " + message), style="red", highlight=False, soft_wrap=True)
 
 
 class _JsonErrorsGroup(TyperGroup):
@@ -87,7 +93,20 @@ def _quiet_model_loading() -> None:
         transformers_logging.disable_progress_bar()
 
 
-app = typer.Typer(no_args_is_help=True, cls=_JsonErrorsGroup,
+# Exit codes, one convention for every command. 2 is what Click gives a usage error (a missing option,
+# a malformed number); a value the CLI parses itself (a timestamp, a namespace) is the same kind of
+# error. The Gold tools' errors carry theirs (ToolError.exit_code: Denied and UnknownNamespace 2).
+EXIT_ERROR = 1
+EXIT_REFUSED = 2
+EXIT_USAGE = 2
+EXIT_CODES_HELP = (
+    "Exit codes: 0 done; 1 the command was understood but could not be done (nothing matches, a line was "
+    "rejected, a file exists, a run failed, the database is unreachable); 2 the command was refused: a usage "
+    "error (a missing option, a malformed value such as a number, a timestamp or a namespace), a namespace "
+    "the caller cannot use, or a verb the acting capability does not allow."
+)
+
+app = typer.Typer(no_args_is_help=True, cls=_JsonErrorsGroup, epilog=EXIT_CODES_HELP,
                   help="medallion-memory: an agent's memory built as a lakehouse.")
 
 
@@ -105,15 +124,42 @@ app.add_typer(db_app, name="db")
 app.add_typer(erase_app, name="erase")
 app.add_typer(cap_app, name="capability")
 
-out = Console()
-err = Console(stderr=True)
+# No emoji codes: ':thumbs_up:' in a stored statement is printed as written.
+out = Console(emoji=False)
+err = Console(stderr=True, emoji=False)
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 
 
-# Exit codes: 0 success, 1 an error (bad input, a failed run, an unreachable database), 2 a refusal
-# (the acting capability may not do this). The Gold tools' errors carry theirs (ToolError.exit_code).
-EXIT_ERROR = 1
-EXIT_REFUSED = 2
+
+# Characters that a terminal acts on or that reorder what it shows, rather than print: C0 controls
+# (ESC starts an ANSI sequence), DEL, C1 controls (U+009B is a one-character CSI), and the invisible
+# bidirectional marks and overrides.
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029"
+_CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")
+_CONTROL_BUT_LINES = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")  # keeps tab (09) and line feed (0a)
+_JSON_UNSAFE = re.compile(f"[\x7f-\x9f{_BIDI}]")  # JSON escapes C0 itself
+
+
+def _symbol(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Control Pictures block: ESC is shown as U+241B
+    if code == 0x7F:
+        return "\u2421"
+    return f"<U+{code:04X}>"
+
+
+def visible(value: object, *, keep_lines: bool = False) -> str:
+    """``value`` as text a terminal prints as is: every control character (and bidirectional override)
+    replaced by a visible stand-in, so stored content cannot move the cursor, recolour the terminal or
+    disguise itself. ``keep_lines`` keeps line feeds and tabs (a document's text)."""
+    return (_CONTROL_BUT_LINES if keep_lines else _CONTROL).sub(_symbol, str(value))
+
+
+def plain(value: object, *, keep_lines: bool = False) -> Text:
+    """``value`` for rich to print verbatim: no markup (``[/etc/app]`` is text), no emoji codes, controls
+    visible (:func:`visible`)."""
+    return Text(visible(value, keep_lines=keep_lines))
 
 
 def _json_default(value: Any) -> Any:
@@ -127,8 +173,13 @@ def _json_default(value: Any) -> Any:
 
 
 def json_line(payload: Any) -> str:
-    """``payload`` as one line of JSON (timestamps as ISO 8601), the CLI's JSON shape."""
-    return json.dumps(payload, default=_json_default, ensure_ascii=False)
+    """``payload`` as one line of JSON (timestamps as ISO 8601), the CLI's JSON shape.
+
+    The data is exact; C1 controls, DEL and bidirectional overrides, which JSON allows raw in a
+    string, are written as ``\\uXXXX`` escapes (the same string to a parser, inert on a terminal).
+    """
+    text = json.dumps(payload, default=_json_default, ensure_ascii=False)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def emit_json(payload: Any) -> None:
@@ -166,14 +217,14 @@ def iso_option(value: str | None, option: str, *, date_is_utc_midnight: bool = F
         try:
             return datetime.combine(date.fromisoformat(value), datetime.min.time(), tzinfo=UTC)
         except ValueError:
-            fail(f"{option} {value!r} is not a date, e.g. 2026-11-10")
+            fail(f"{option} {value!r} is not a date, e.g. 2026-11-10", EXIT_USAGE)
     try:
         when = datetime.fromisoformat(value)
     except ValueError:
-        fail(f"{option} {value!r} is not an ISO 8601 timestamp, e.g. 2027-01-01T00:00:00Z")
+        fail(f"{option} {value!r} is not an ISO 8601 timestamp, e.g. 2027-01-01T00:00:00Z", EXIT_USAGE)
     if when.tzinfo is None:
         fail(f"{option} needs a UTC offset, e.g. 2027-01-01T00:00:00Z"
-             + (", or a date alone for midnight UTC" if date_is_utc_midnight else ""))
+             + (", or a date alone for midnight UTC" if date_is_utc_midnight else ""), EXIT_USAGE)
     return when
 
 
@@ -189,11 +240,11 @@ def namespace_problem(value: str) -> str | None:
 
 
 def checked_namespace(value: str | None) -> str | None:
-    """A ``--namespace`` option's value, refused (exit 2) when it is not a namespace at all."""
+    """A ``--namespace`` option's value, refused (exit 2, a usage error) when it is not a namespace at all."""
     if value is not None:
         problem = namespace_problem(value)
         if problem:
-            refuse(problem)
+            fail(problem, EXIT_USAGE)
     return value
 
 
@@ -254,6 +305,7 @@ STATEMENT_COLUMNS: tuple[Column, ...] = (
     ("current", lambda r: "yes" if r.get("current", True) else "no"),
     ("id", lambda r: (r.get("fact_id") or r.get("chunk_id") or "")[:12]),
 )
+LISTED_COLUMNS = STATEMENT_COLUMNS[1:]  # a listing ranks nothing: the columns of search but the score
 
 
 def show_rows(rows: list[dict[str, Any]], as_json: bool, title: str, columns: tuple[Column, ...],
@@ -263,11 +315,11 @@ def show_rows(rows: list[dict[str, Any]], as_json: bool, title: str, columns: tu
         emit_json(rows)
         return
     if not rows:
-        out.print(f"{title}: {empty}.")
+        out.print(plain(f"{title}: {empty}."))
         return
-    table = Table(*(header for header, _ in columns), title=title)
+    table = Table(*(header for header, _ in columns), title=plain(title))
     for row in rows:
-        table.add_row(*(cell(row) for _, cell in columns))
+        table.add_row(*(plain(cell(row)) for _, cell in columns))
     out.print(table)
 
 
@@ -300,6 +352,8 @@ def tool_session(origin: str = "cli") -> Iterator[Any]:
         yield tools
     except ToolError as exc:
         fail(str(exc), exc.exit_code)
+    except LockBusy as exc:  # a lock timeout is an OperationalError too: its sentence names the holder
+        fail(str(exc))
     except psycopg.OperationalError as exc:
         fail(f"the database went away ({first_line(exc)}); "
              "check it runs (`medallion db status`) and try again")

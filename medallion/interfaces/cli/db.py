@@ -5,7 +5,9 @@
 and sets up the app's password logins from the app's own settings (:mod:`medallion.db.provision`);
 without one, the configured login migrates. ``start`` and ``status`` show URLs with the password
 masked; ``db url`` prints the configured login whole, because its point is to be handed to psql or
-dbt, and refuses under a token.
+dbt, and refuses under a token. ``db env`` prints the same login as the variables that
+``dbt_project/profiles.yml`` reads, and the Dagster instance directory, as ``export`` lines for a shell
+(``eval "$(medallion db env)"``): plain ``dbt`` and ``dagster`` then reach what ``medallion`` does.
 
 ``status`` logs in to an external server to tell whether it answers (exit 1 when it does not).
 ``stop`` is kept: until ``db start``, no command starts the embedded server again on demand
@@ -14,6 +16,8 @@ dbt, and refuses under a token.
 
 from __future__ import annotations
 
+import os
+import shlex
 import sys
 from typing import Annotated
 
@@ -122,6 +126,30 @@ def db_url(as_json: JsonOpt = False) -> None:
         emit_json({"url": url})
     else:
         sys.stdout.write(url + "\n")
+
+
+@db_app.command("env")
+def db_env(as_json: JsonOpt = False) -> None:
+    """Print `export` lines for plain dbt and dagster: the MEDALLION_DBT_* variables profiles.yml reads (the
+    embedded server's socket, or the external server) and DAGSTER_HOME; use `eval "$(medallion db env)"`."""
+    from medallion.publish.dbt_runner import dbt_env
+
+    settings = load_settings()
+    if settings.token:
+        refuse("`db env` prints the administrative login and is for the local admin only: unset MEDALLION_TOKEN")
+    try:
+        variables = dbt_env(settings)
+    except (embedded.ServerStopped, embedded.UnsafeRuntimeDir, MigrationChecksumError) as exc:
+        fail(str(exc))
+    except psycopg.OperationalError as exc:
+        fail(first_line(exc))
+    # the instance rule of dagster_project/instance.py (the engine does not import Dagster)
+    variables["DAGSTER_HOME"] = str(os.environ.get("DAGSTER_HOME", "").strip()
+                                    or (settings.home / "dagster").resolve())
+    if as_json:
+        emit_json(variables)
+        return
+    sys.stdout.write("".join(f"export {key}={shlex.quote(value)}\n" for key, value in variables.items()))
 
 
 @db_app.command("migrate")

@@ -2,7 +2,9 @@
 
 A request names one event (by id or by its key), every event of one actor in a namespace
 (``--actor``), or every event of a namespace (``--all-events``); either way it is one request and
-one approval, which leaves a tombstone per event and re-derives the namespace from what remains."""
+one approval, which leaves a tombstone per event, removes every copy of what it erased and re-derives the
+namespace from what remains. A pending request can be cancelled; one whose events an earlier erasure
+took is closed as superseded."""
 
 from __future__ import annotations
 
@@ -30,9 +32,9 @@ from medallion.interfaces.cli.common import (
     require_admin,
     tool_session,
 )
+from medallion.publish import forget
 from medallion.serve import capabilities
 from medallion.settings import Settings
-from medallion.silver.derive import derive
 
 
 def _erasure_door(settings: Settings) -> tuple[psycopg.Connection, dict[str, Any]]:
@@ -144,36 +146,64 @@ def erase_approve(
 ) -> None:
     """Approve (and execute) an erasure request; the approver is another admin, identified by their token.
 
-    Each erased event leaves a tombstone; the namespace is then re-derived from the events that remain."""
+    Each erased event leaves a tombstone; in the same call every copy goes (quarantined lines, tool-call
+    rows, mart rows, memoised model outputs), the namespace is re-derived from the events that remain and
+    its wiki pages are compiled again."""
     settings = load_settings()
     conn, who = _erasure_door(settings)
     approver = principal_of(acting_capability(settings, conn))
+    engine = connect_or_fail(settings)
     try:
-        with err.status(f"erasing what request {request_id} covers…"):
-            done = erasure.approve(conn, request_id, **who)
+        with Progress(TextColumn(f"erasing what request {request_id} covers, then re-deriving"), BarColumn(),
+                      MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True,
+                      disable=as_json or not err.is_terminal) as bar:
+            task = bar.add_task("derive", total=None)
+            forgotten = forget.approve_and_forget(
+                conn, engine, settings, request_id, **who,
+                progress=lambda n, total: bar.update(task, completed=n, total=total))
     except erasure.ErasureError as exc:
         fail(str(exc), 2 if exc.denied else 1)
-    engine = connect_or_fail(settings)
-    with Progress(TextColumn(f"re-deriving {done.namespace}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=err, transient=True, disable=as_json) as bar:
-        task = bar.add_task("derive", total=None)
-        report = derive(engine, settings, namespaces=[done.namespace],
-                        progress=lambda n, total: bar.update(task, completed=n, total=total))
+    done, report = forgotten.approved, forgotten.rederived
     if as_json:
-        emit_json({"request_id": request_id, "event_id": done.event_id, "actor": done.actor,
-                   "namespace": done.namespace, "erased": done.erased, "approved_by": approver, "status": "executed",
-                   "rederived": {"namespace": done.namespace, "events": report.events, "facts": report.facts}})
+        emit_json({**forgotten.as_dict(), "approved_by": approver, "status": "executed"})
         return
     what = (f"Event {done.event_id} erased (tombstone kept)" if done.event_id is not None else
             f"{done.erased} event(s) of {done.actor} erased (a tombstone for each)" if done.actor is not None else
             f"{done.erased} event(s) of namespace {done.namespace} erased (a tombstone for each)")
-    out.print(f"{what}; approved by {approver}; namespace {done.namespace} re-derived "
-              f"({report.events} events, {report.facts} facts).", markup=False, highlight=False)
+    copies = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in forgotten.removed.items()
+                       if kind in _COPIES and n) or "none"
+    closed = f"; {forgotten.superseded} other request(s) closed as superseded" if forgotten.superseded else ""
+    out.print(f"{what}; approved by {approver}; copies removed: {copies}; namespace {done.namespace} re-derived "
+              f"({report.events} events, {report.facts} facts){closed}.", markup=False, highlight=False)
+
+
+# the copies an approval removes, as forget reports them
+_COPIES = ("quarantine", "retrievals", "mart_rows", "drift_findings", "derivation_cache")
+
+
+@erase_app.command("cancel")
+def erase_cancel(
+    request_id: Annotated[int, typer.Argument(help="The pending erasure request id.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Cancel a pending erasure request (nothing is erased); needs admin in its namespace, the requester's
+    or another admin's."""
+    settings = load_settings()
+    conn, who = _erasure_door(settings)
+    try:
+        by = erasure.cancel(conn, request_id, **who)
+    except erasure.ErasureError as exc:
+        fail(str(exc), 2 if exc.denied else 1)
+    if as_json:
+        emit_json({"request_id": request_id, "status": "cancelled", "cancelled_by": by})
+        return
+    out.print(f"Erasure request {request_id} cancelled by {by}; nothing was erased.", markup=False, highlight=False)
 
 
 @erase_app.command("list")
 def erase_list(
-    status: Annotated[str | None, typer.Option("--status", help="pending or executed")] = None,
+    status: Annotated[str | None, typer.Option(
+        "--status", help="pending, executed, cancelled or superseded")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """List erasure requests (with a token: those of the namespaces where it holds admin)."""
@@ -181,6 +211,9 @@ def erase_list(
     conn = connect_or_fail(settings)
     cap = acting_capability(settings, conn)
     require_admin(cap)
+    if status is not None and status not in _STATUSES:
+        fail(f"--status is one of {', '.join(_STATUSES)}, not {status!r}")
+    erasure.close_superseded(conn)  # a request whose events are all gone no longer waits
     rows = erasure.list_requests(conn, status, namespaces=list(cap.namespaces) if cap else None)
     if as_json:
         emit_json(rows)
@@ -188,9 +221,12 @@ def erase_list(
     if not rows:
         out.print("erasure requests: none" + (f" with status {status}." if status else "."))
         return
-    table = Table("id", "erases", "events", "namespace", "status", "requested by", "approved by", "reason")
+    table = Table("id", "erases", "events", "namespace", "status", "requested by", "approved / closed by", "reason")
     for r in rows:
         erases = {"event": f"event {r['event_id']}", "actor": f"actor {r['actor']}"}.get(r["scope"], "every event")
         table.add_row(str(r["request_id"]), erases, str(r["events"]), r["namespace"], r["status"], r["requested_by"],
-                      r["approved_by"] or "", r["reason"])
+                      r["approved_by"] or r["closed_by"] or "", r["reason"])
     out.print(table)
+
+
+_STATUSES = ("pending", "executed", "cancelled", "superseded")

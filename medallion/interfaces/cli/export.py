@@ -7,7 +7,8 @@ as served: a person's edits and redactions applied. Beliefs are derived, so they
 ingesting the events re-derives them.
 
 Both read Bronze verbatim, redacted spans included, so under a token the export needs ``admin`` in
-the namespace; the local admin exports any namespace.
+the namespace; the local admin exports any namespace. A file is written whole or not at all, and an
+existing one is replaced only with ``--force`` (:func:`medallion.bronze.export.write_file`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from medallion.bronze import export as bronze_export
 from medallion.bronze.namespaces import namespaces as bronze_namespaces
 from medallion.interfaces.cli.common import (
+    EXIT_USAGE,
     JsonOpt,
     NamespaceOpt,
     acting_capability,
@@ -34,8 +36,10 @@ from medallion.interfaces.cli.common import (
     json_line,
     load_settings,
     out,
+    plain,
     refuse,
     tool_session,
+    visible,
 )
 
 BELIEFS_SUFFIX = ".beliefs.jsonl"
@@ -55,13 +59,16 @@ def export_cmd(
     beliefs: Annotated[bool, typer.Option(
         "--beliefs", help=f"Also write the current beliefs, one per line, next to -o FILE (as FILE{BELIEFS_SUFFIX} "
         "with FILE's .jsonl dropped).")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace the files if they exist.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Write a namespace's Bronze events as JSONL that `medallion ingest` takes back unchanged (every contract
     field; erased events are gone); with --beliefs, its current beliefs too. Needs admin in the namespace."""
     settings = load_settings()
     if beliefs and output is None:
-        fail("--beliefs writes a second file next to the events: give the events file with -o FILE")
+        fail("--beliefs writes a second file next to the events: give the events file with -o FILE", EXIT_USAGE)
+    for target in ([output] if output else []) + ([beliefs_path(output)] if beliefs and output else []):
+        _check_target(target, force)
     conn = connect_or_fail(settings)
     cap = acting_capability(settings, conn)
     if cap is not None and not cap.allows("admin", namespace):
@@ -69,11 +76,11 @@ def export_cmd(
                "redacted spans included)")
     total = bronze_export.count_events(conn, namespace)
     if total == 0:
-        visible = [ns for ns in bronze_namespaces(conn) if cap is None or cap.allows("admin", ns)]
+        exportable = [ns for ns in bronze_namespaces(conn) if cap is None or cap.allows("admin", ns)]
         refuse(f"namespace {namespace} holds no events" + (
-            f"; namespaces you can export: {', '.join(visible)}" if visible else "; there is nothing to export"))
+            f"; namespaces you can export: {', '.join(exportable)}" if exportable else "; there is nothing to export"))
     with Progress(TextColumn(f"export {namespace}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=True, disable=as_json) as bar:
+                  console=err, transient=True, disable=as_json or not err.is_terminal) as bar:
         task = bar.add_task("export", total=total)
         if output is None:
             written = bronze_export.write_events(conn, namespace, sys.stdout,
@@ -81,12 +88,12 @@ def export_cmd(
             sys.stdout.flush()
         else:
             written = _to_file(output, lambda f: bronze_export.write_events(
-                conn, namespace, f, progress=lambda n: bar.update(task, completed=n)))
+                conn, namespace, f, progress=lambda n: bar.update(task, completed=n)), force)
     conn.close()
     summary: dict[str, Any] = {"namespace": namespace, "events": written, "file": str(output) if output else None}
     if beliefs:
         assert output is not None
-        summary["beliefs"], summary["beliefs_file"] = _export_beliefs(namespace, beliefs_path(output))
+        summary["beliefs"], summary["beliefs_file"] = _export_beliefs(namespace, beliefs_path(output), force)
     if output is None:
         if not as_json:
             err.print(f"exported {written} events of {namespace}", markup=False, highlight=False)
@@ -94,33 +101,34 @@ def export_cmd(
     if as_json:
         emit_json(summary)
         return
-    out.print(f"exported {written} events of {namespace} to {output}", markup=False, highlight=False)
+    out.print(plain(f"exported {written} events of {namespace} to {output}"))
     if beliefs:
-        out.print(f"exported {summary['beliefs']} current beliefs to {summary['beliefs_file']}",
-                  markup=False, highlight=False)
+        out.print(plain(f"exported {summary['beliefs']} current beliefs to {summary['beliefs_file']}"))
 
 
-def _export_beliefs(namespace: str, path: Path) -> tuple[int, str]:
+def _export_beliefs(namespace: str, path: Path, force: bool) -> tuple[int, str]:
     """Every current belief of ``namespace`` as served, one JSON object per line, written to ``path``."""
     with tool_session() as tools:
         rows = tools.list(namespace=namespace, include_superseded=False, limit=_ALL)
-    _to_file(path, lambda f: [f.write(json_line(row) + "\n") for row in rows])
+    _to_file(path, lambda f: [f.write(json_line(row) + "\n") for row in rows], force)
     return len(rows), str(path)
 
 
-def _to_file(path: Path, write: Any) -> Any:
-    """Run ``write(file)`` on a temporary file next to ``path``, then move it into place: a failed export
-    leaves no half-written file behind."""
+def _check_target(path: Path, force: bool) -> None:
+    """Refuse, before anything is read, a target that is a folder, or a file that exists without --force."""
     if path.is_dir():
-        fail(f"{path} is a directory: give a file name for -o")
-    partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
+        fail(f"{visible(path)} is a directory: give a file name for -o")
+    if not force and os.path.lexists(path):
+        fail(f"{visible(path)} already exists; add --force to replace it")
+
+
+def _to_file(path: Path, write: Any, force: bool) -> Any:
+    """``write(file)`` into ``path`` whole or not at all (:func:`medallion.bronze.export.write_file`)."""
     try:
-        with partial.open("w", encoding="utf-8") as f:
-            result = write(f)
-        partial.replace(path)
+        return bronze_export.write_file(path, write, replace=force)
+    except FileExistsError:
+        fail(f"{visible(path)} already exists; add --force to replace it")
+    except IsADirectoryError:
+        fail(f"{visible(path)} is a directory: give a file name for -o")
     except OSError as exc:
-        partial.unlink(missing_ok=True)
-        fail(f"cannot write {path} ({exc.strerror or exc}); check the folder exists and is writable")
-    finally:
-        partial.unlink(missing_ok=True)
-    return result
+        fail(f"cannot write {visible(path)} ({exc.strerror or exc}); check the folder exists and is writable")

@@ -11,6 +11,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from medallion.bronze.ingest import IngestResult, ingest_jsonl
+from medallion.db.locks import LockBusy
 from medallion.interfaces.cli.common import (
     JsonOpt,
     acting_capability,
@@ -22,7 +23,9 @@ from medallion.interfaces.cli.common import (
     first_line,
     load_settings,
     out,
+    plain,
     refuse,
+    visible,
 )
 
 
@@ -38,7 +41,7 @@ def ingest(
     else:
         path = Path(file)
         if not path.is_file():
-            fail(f"{file} does not exist or is not a file")
+            fail(f"{visible(file)} does not exist or is not a file")
         data, origin = path.read_bytes(), f"file:{path.resolve()}"
     conn = connect_or_fail(settings)
     cap = acting_capability(settings, conn)
@@ -64,6 +67,8 @@ def ingest(
                 writer=cap.principal if cap else None, may_overlay=cap is None or "overlay" in cap.verbs,
                 batch_size=5000, progress=advance,
             )
+        except LockBusy as exc:  # one sentence naming the session that holds the namespace's ingest lock
+            fail(f"{exc} (the first {landed} lines were handled)")
         except psycopg.OperationalError as exc:
             fail(f"the database went away during ingest ({first_line(exc)}); the first {landed} lines were "
                  "handled, and ingest is idempotent: run the same command again")
@@ -83,6 +88,6 @@ def _report_ingest(result: IngestResult, as_json: bool) -> None:
     )
     for item in result.summary()["rejects"]:
         label = "" if item["status"] == "conflict" else "rejected: "
-        err.print(f"  line {item['line']}: {label}{item['reason']}", markup=False, highlight=False, soft_wrap=True)
+        err.print(plain(f"  line {item['line']}: {label}{item['reason']}"), highlight=False, soft_wrap=True)
     if result.rejected or result.conflict:
         err.print("Rejected and conflicting lines are kept in bronze.quarantine with their raw bytes.")

@@ -1,17 +1,29 @@
 """``medallion materialize``: run the Dagster job in-process and summarise what each layer did.
 
-While Silver derives, stderr shows events derived / total with a rate and an ETA: a live bar on a
-terminal, else one line per update (the derive steps report every few seconds).
+While Silver derives, stderr shows events derived / total with a rate and an ETA: a live line on a
+terminal, redrawn every second (the count moves as the derive steps report it, window by window; the
+rate, the ETA counting down and the time elapsed between reports), else one line per update.
+
+The live line is drawn on a copy of the terminal's descriptor taken before the runs start: Dagster
+captures a step's stdout and stderr into its compute log by pointing descriptors 1 and 2 at a file
+while the step runs in this process, and a display written through ``sys.stderr`` would go there
+(and stop drawing, the file being no terminal) for as long as Silver derives.
 """
 
 from __future__ import annotations
 
+import io
+import os
+import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
+from rich.console import Console
+from rich.progress import BarColumn, Progress, ProgressColumn, SpinnerColumn, Task, TextColumn
+from rich.text import Text
 
 from medallion.db import embedded
 from medallion.interfaces.cli.common import JsonOpt, app, emit_json, err, fail, load_settings, out, refuse
@@ -63,20 +75,59 @@ def materialize(
 
 
 @contextmanager
-def _progress(job: str) -> Iterator[Callable[[int, int, float], None]]:
-    """A ``progress(done, total, rate)`` for :func:`run_job`, shown on stderr: a bar with the rate and
-    ETA on a terminal, else a line per update (logs and CI keep them)."""
-    from dagster_project.runs import progress_text
-
-    if not err.is_terminal:
-        yield lambda done, total, rate: err.print(f"silver: {progress_text(done, total, rate)}", highlight=False)
+def _terminal() -> Iterator[Console]:
+    """A console on a copy of the descriptor behind ``sys.stderr`` now, which Dagster's capture of a
+    step's output (it repoints descriptor 2) leaves alone; ``err`` itself where stderr has no
+    descriptor (a test runner's buffer)."""
+    try:
+        fd = os.dup(sys.stderr.fileno())
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        yield err
         return
-    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[text]}"))
-    with Progress(*columns, console=err, transient=True) as bar:
-        task = bar.add_task(f"running {job}", total=None, text="")
+    with os.fdopen(fd, "w", buffering=1, encoding="utf-8", errors="replace") as stream:
+        yield Console(file=stream, stderr=True)
 
-        def show(done: int, total: int, rate: float) -> None:
-            bar.update(task, description="deriving Silver" if done < total else f"running {job}",
-                       completed=done, total=total, text=progress_text(done, total, rate))
 
-        yield show
+class _Pace(ProgressColumn):
+    """``done/total events derived (rate/s, ETA m:ss) · m:ss elapsed``: the count and rate as last
+    reported, the ETA counted down since that report and the time since the run began, so that the
+    line moves every second between the derive steps' reports."""
+
+    def __init__(self, describe: Callable[..., str], clock: Callable[[float], str]) -> None:
+        super().__init__()
+        self.describe, self.clock, self.started = describe, clock, time.monotonic()
+
+    def render(self, task: Task) -> Text:
+        now = time.monotonic()
+        elapsed = f"{self.clock(now - self.started)} elapsed"
+        reported = task.fields.get("reported")
+        if reported is None:
+            return Text(elapsed)
+        done, total, rate, at = reported
+        left = (total - done) / rate - (now - at) if rate > 0 and done < total else None
+        return Text(f"{self.describe(done, total, rate, left)} · {elapsed}")
+
+
+@contextmanager
+def _progress(job: str) -> Iterator[Callable[[int, int, float], None]]:
+    """A ``progress(done, total, rate)`` for :func:`run_job`, shown on stderr: a bar with the count,
+    rate and ETA on a terminal, redrawn every second; else a line per update (logs and CI keep them)."""
+    from dagster_project.runs import clock_text, progress_text
+
+    with _terminal() as console:
+        if not console.is_terminal:
+            yield lambda done, total, rate: console.print(f"silver: {progress_text(done, total, rate)}",
+                                                          highlight=False)
+            return
+        columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                   _Pace(progress_text, clock_text))
+        # the Live display leaves sys.stdout and sys.stderr as they are: run_job captures dbt's output
+        with Progress(*columns, console=console, transient=True, refresh_per_second=4,
+                      redirect_stdout=False, redirect_stderr=False) as bar:
+            task = bar.add_task(f"running {job}", total=None)
+
+            def show(done: int, total: int, rate: float) -> None:
+                bar.update(task, description="deriving Silver" if done < total else f"running {job}",
+                           completed=done, total=total, reported=(done, total, rate, time.monotonic()))
+
+            yield show

@@ -11,6 +11,7 @@ from medallion.interfaces.cli.common import (
     emit_json,
     out,
     overlay_app,
+    plain,
     tool_session,
 )
 
@@ -21,10 +22,10 @@ def _overlay(action: str, fact_id: str, quote: str, text: str | None, note: str 
     if as_json:
         emit_json(result)
     elif result["status"] == "pending_approval":
-        out.print(f"approval {result['approval_id']} requested: {result['reason']}")
+        out.print(plain(f"approval {result['approval_id']} requested: {result['reason']}"))
     else:
-        out.print(f"{action} {result['status']} (event {result['event_id']}); anchored to "
-                  f"{result.get('anchored_fact_id')} ({result.get('anchor_status')})")
+        out.print(plain(f"{action} {result['status']} (event {result['event_id']}); anchored to "
+                        f"{result.get('anchored_fact_id')} ({result.get('anchor_status')})"))
 
 
 QuoteOpt = Annotated[str, typer.Option("--quote", help="The exact text of the span in the fact's statement.")]
@@ -60,7 +61,7 @@ def overlay_retract(overlay_id: int, reason: Annotated[str, typer.Option("--reas
     if as_json:
         emit_json(result)
     else:
-        out.print(f"approval {result['approval_id']} requested: {result['reason']}")
+        out.print(plain(f"approval {result['approval_id']} requested: {result['reason']}"))
 
 
 @overlay_app.command("approve")
@@ -71,4 +72,4 @@ def overlay_approve(approval_id: int, as_json: JsonOpt = False) -> None:
     if as_json:
         emit_json(result)
     else:
-        out.print(f"approval {approval_id}: {result['status']}; overlay event {result.get('event_id')}")
+        out.print(plain(f"approval {approval_id}: {result['status']}; overlay event {result.get('event_id')}"))

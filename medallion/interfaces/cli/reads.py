@@ -6,9 +6,11 @@ from typing import Annotated, Any
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from medallion.interfaces.cli.common import (
     AS_OF_HELP,
+    LISTED_COLUMNS,
     JsonOpt,
     NamespaceOpt,
     app,
@@ -17,8 +19,11 @@ from medallion.interfaces.cli.common import (
     fact_rows,
     iso_option,
     out,
+    plain,
+    show_rows,
     statement_rows,
     tool_session,
+    visible,
 )
 
 
@@ -42,14 +47,14 @@ def list_cmd(
     subject: Annotated[str | None, typer.Option("--subject", help="Only this subject (name or alias).")] = None,
     predicate: Annotated[str | None, typer.Option("--predicate", help="Only this predicate.")] = None,
     include_superseded: Annotated[bool, typer.Option("--include-superseded", help="Closed versions too.")] = False,
-    limit: Annotated[int, typer.Option("--limit", min=1)] = 100,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="How many facts at most.")] = 100,
     as_json: JsonOpt = False,
 ) -> None:
     """Facts of a namespace (current ones unless --include-superseded)."""
     with tool_session() as tools:
         rows = tools.list(namespace=namespace, subject=subject, predicate=predicate,
                           include_superseded=include_superseded, limit=limit)
-    statement_rows(rows, as_json, f"facts in {namespace}")
+    show_rows(rows, as_json, f"facts in {namespace}", LISTED_COLUMNS)  # a listing ranks nothing: no score
 
 
 @app.command("read")
@@ -67,13 +72,14 @@ def read_cmd(
         return
     for row in rows:
         if "content" in row:
-            out.print(f"[bold]{row['path']}[/bold] @ {row['version_hash'][:12]}\n{row['content']}", markup=False)
+            out.print(Text.assemble((visible(row["path"]), "bold"), f" @ {row['version_hash'][:12]}"))
+            out.print(plain(row["content"], keep_lines=True))
             continue
-        out.print(f"{row['statement']}  [{row['predicate']}, authority {row['authority']}, "
-                  f"valid {(row['valid_from'] or '')[:10]} → {(row['valid_to'] or 'now')[:10]}]", markup=False)
+        out.print(plain(f"{row['statement']}  [{row['predicate']}, authority {row['authority']}, "
+                        f"valid {(row['valid_from'] or '')[:10]} → {(row['valid_to'] or 'now')[:10]}]"))
         out.print(_provenance_table(row.get("provenance") or {}))
         for overlay in row.get("overlays", []):
-            out.print(f"  overlay {overlay['overlay_id']}: {overlay['action']} by {overlay['author']}", markup=False)
+            out.print(plain(f"  overlay {overlay['overlay_id']}: {overlay['action']} by {overlay['author']}"))
 
 
 PROVENANCE_LABELS = {"bronze_event_id": "Bronze event", "namespace": "namespace", "source": "source",
@@ -84,7 +90,7 @@ def _provenance_table(provenance: dict[str, Any]) -> Table:
     """Where a fact came from, one row per field: the Bronze event, its source and its root."""
     table = Table("provenance", "", show_header=False, box=None, padding=(0, 2, 0, 2))
     for key, value in provenance.items():
-        table.add_row(PROVENANCE_LABELS.get(key, key.replace("_", " ")), "" if value is None else str(value))
+        table.add_row(plain(PROVENANCE_LABELS.get(key, key.replace("_", " "))), plain("" if value is None else value))
     return table
 
 
@@ -95,10 +101,14 @@ def search_cmd(
     k: Annotated[int, typer.Option("-k", min=1, max=200, help="How many results.")] = 10,
     as_of: Annotated[str | None, typer.Option("--as-of", help="What was believed then about then: " + AS_OF_HELP + ".")]
     = None,
-    subject: Annotated[str | None, typer.Option("--subject")] = None,
-    predicate: Annotated[str | None, typer.Option("--predicate")] = None,
-    min_authority: Annotated[int | None, typer.Option("--min-authority", min=1, max=5)] = None,
-    include_superseded: Annotated[bool, typer.Option("--include-superseded")] = False,
+    subject: Annotated[str | None, typer.Option(
+        "--subject", help="Only facts about this entity (a name or alias).")] = None,
+    predicate: Annotated[str | None, typer.Option("--predicate", help="Only facts with this predicate.")] = None,
+    min_authority: Annotated[int | None, typer.Option(
+        "--min-authority", min=1, max=5,
+        help="Only facts at least this authoritative (1 = the person themselves … 5 = an agent's guess).")] = None,
+    include_superseded: Annotated[bool, typer.Option(
+        "--include-superseded", help="Also facts no longer believed (replaced or retracted).")] = False,
     every_item: Annotated[bool, typer.Option(
         "--every-item", help="Every matching fact and chunk (default: one result per source event).")] = False,
     as_json: JsonOpt = False,
@@ -125,9 +135,10 @@ def relate_cmd(a: str, b: str, namespace: NamespaceOpt,
         emit_json(paths)
         return
     if not paths:
-        out.print(f"no relation between {a} and {b} within {max_depth} hops")
+        out.print(plain(f"no relation between {a} and {b} within {max_depth} hops"))
     for path in paths:
-        out.print(" → ".join(path["path"]) + "   (" + "; ".join(f["statement"] or "" for f in path["facts"]) + ")")
+        out.print(plain(" → ".join(path["path"]) + "   (" + "; ".join(f["statement"] or "" for f in path["facts"])
+                        + ")"))
 
 
 @app.command("follow")
@@ -147,12 +158,12 @@ def follow_cmd(
         emit_json(walked)
         return
     for i, hop in enumerate(walked["hops"], start=1):
-        out.print(f"{i}. {hop['key']}{' (inverse)' if hop['inverse'] else ''}", markup=False)
+        out.print(plain(f"{i}. {hop['key']}{' (inverse)' if hop['inverse'] else ''}"))
         for fact in hop["facts"]:
-            out.print(f"   {fact['statement']}  [{fact['fact_id'][:12]}]", markup=False)
+            out.print(plain(f"   {fact['statement']}  [{fact['fact_id'][:12]}]"))
         if not hop["facts"]:
             out.print("   nothing believed here", markup=False)
-    out.print("values: " + (", ".join(str(v) for v in walked["values"]) or "none"), markup=False)
+    out.print(plain("values: " + (", ".join(str(v) for v in walked["values"]) or "none")))
 
 
 @app.command("recall")
@@ -165,9 +176,9 @@ def recall_cmd(query: str, namespace: NamespaceOpt,
     if as_json:
         emit_json(answer)
         return
-    out.print(f"hop: {answer['hop']} ({answer['reason']})")
+    out.print(plain(f"hop: {answer['hop']} ({answer['reason']})"))
     for item in answer["answers"]:
-        out.print(f"  {item.get('statement') or ' → '.join(item.get('path', []))}", markup=False)
+        out.print(plain(f"  {item.get('statement') or ' → '.join(item.get('path', []))}"))
 
 
 @app.command("remember")
@@ -188,7 +199,7 @@ def remember_cmd(
     if as_json:
         emit_json(result)
         return
-    out.print(f"{result['status']}: event {result['event_id']} ({result['source']}/{result['source_event_id']})")
+    out.print(plain(f"{result['status']}: event {result['event_id']} ({result['source']}/{result['source_event_id']})"))
     for outcome, facts in (result.get("beliefs") or {}).items():
         for fact in facts:
-            out.print(f"  {outcome}: {fact.get('statement')}  [{(fact.get('fact_id') or '')[:12]}]", markup=False)
+            out.print(plain(f"  {outcome}: {fact.get('statement')}  [{(fact.get('fact_id') or '')[:12]}]"))

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -97,7 +100,10 @@ def docs(
     base = [dbt_executable(), "--quiet"]
     where = ["--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR)]
     with dbt_environment(settings):
-        code = 0 if serve_only else subprocess.call([*base, "docs", "generate", *where], cwd=DBT_PROJECT_DIR)
+        try:
+            code = 0 if serve_only else subprocess.call([*base, "docs", "generate", *where], cwd=DBT_PROJECT_DIR)
+        except KeyboardInterrupt:  # Ctrl-C while dbt generates: dbt stops too (same terminal)
+            fail("stopped before the docs were generated", 130)
         if code != 0:
             fail("dbt docs generate failed: run `medallion materialize` first so the relations exist", code)
         if generate_only or as_json:
@@ -107,12 +113,31 @@ def docs(
             else:
                 out.print(f"dbt docs generated in {target}")
             return
-        out.print(f"dbt docs on http://127.0.0.1:{port} (Ctrl-C to stop)")
-        sys.stdout.flush()
-        # become the docs server, so stopping this process stops the server (no orphaned child)
-        os.chdir(DBT_PROJECT_DIR)
-        os.execvp(dbt_executable(), [dbt_executable(), "docs", "serve", "--host", "127.0.0.1", "--port", str(port),
-                                    "--no-browser", *where])
+    _serve_docs(target, port)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """The docs site's files, without a log line per request."""
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+        return
+
+
+def _serve_docs(directory: Path, port: int) -> None:
+    """Serve the generated site (``index.html``, ``manifest.json``, ``catalog.json``) until Ctrl-C,
+    which stops it with one line: what ``dbt docs serve`` does, without its traceback on Ctrl-C."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    try:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    except OSError as exc:
+        fail(f"cannot serve the docs on 127.0.0.1:{port}: {exc.strerror or exc} (choose another --port)")
+    out.print(f"dbt docs on http://127.0.0.1:{port} (Ctrl-C to stop)")
+    sys.stdout.flush()
+    with server:
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            out.print("stopped")
 
 
 @app.command("dbt", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
