@@ -4,7 +4,8 @@ Each chunk also carries a *context* (the previous turn of its thread and its spe
 embedded and indexed with it but never served; see ``context_text``.
 
 A conversation turn or a note is indexed at two granularities (``unit``): its whole *passage* and,
-when it has several, each *sentence* (a very short one joined to the next). A question asks either
+when it has several, each *sentence* (a very short one joined to the next); a sentence that speaks
+of several subjects ("Whiskers is 3 and Mittens is 7") also as each *clause* about one of them. A question asks either
 about one claim ("When did Ana go to the museum?") or about what a turn says as a whole; search
 fuses both views. Documents and other long contents split at paragraph, then sentence boundaries
 into windows of at most ``MAX_CHARS`` (passages); a window never cuts a sentence unless the sentence
@@ -17,6 +18,8 @@ import hashlib
 import re
 
 import psycopg
+
+from medallion.silver.providers.clauses.coordination import clause_spans
 
 MAX_CHARS = 800
 MIN_SENTENCE = 25  # a shorter sentence ("Wow!", "Thanks, Jon.") is joined to the next
@@ -60,7 +63,8 @@ def split(content: str, max_chars: int = MAX_CHARS, by_sentence: bool = False) -
         return []
     if by_sentence and len(content) <= max_chars:
         parts = sentences(content)
-        return [(parts[0][0], parts[-1][1]), *parts] if len(parts) > 1 else parts
+        whole = [(parts[0][0], parts[-1][1]), *parts] if len(parts) > 1 else parts
+        return whole + clauses(content, parts)
     if len(content) <= max_chars:
         start = len(content) - len(content.lstrip())
         end = len(content.rstrip())
@@ -133,11 +137,33 @@ def context_text(actor: str | None, previous: tuple[str | None, str] | None) -> 
     return "\n".join(parts) or None
 
 
+def clauses(content: str, parts: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The coordinated clauses of each sentence that speaks of several subjects ("I drive a Tesla
+    and my wife drives a Camry"), cut where the distiller cuts them (``clauses.coordination``), so
+    that a question about one subject finds a text about that subject alone, with its fact. A
+    sentence joined to a short one before it is cut sentence by sentence."""
+    out: list[tuple[int, int]] = []
+    for start, end in parts:
+        pos = start
+        for match in [*_BOUNDARY.finditer(content, start, end), None]:
+            stop = match.start() if match is not None else end
+            if stop > pos:
+                out += [(pos + a, pos + b) for a, b in clause_spans(content[pos:stop])]
+            if match is not None:
+                pos = match.end()
+    return out
+
+
 def units(spans: list[tuple[int, int]]) -> list[str]:
-    """The unit of each span of :func:`split`: a span that lies inside another is a ``sentence`` of
-    that ``passage``; every other span (a one-sentence turn, a document window) is a passage."""
-    return ["sentence" if any(o != span and o[0] <= span[0] and span[1] <= o[1] for o in spans) else "passage"
-            for span in spans]
+    """The unit of each span of :func:`split`: a ``clause`` lies inside another span and touches
+    another clause (the clauses of a sentence tile it, see :func:`clauses`; sentences never touch,
+    whitespace separates them); a ``sentence`` lies inside its ``passage``; every other span (a
+    one-sentence turn, a document window) is a passage."""
+    inside = [any(o != span and o[0] <= span[0] and span[1] <= o[1] for o in spans) for span in spans]
+    ends = {end for (_, end), nested in zip(spans, inside, strict=True) if nested}
+    starts = {start for (start, _), nested in zip(spans, inside, strict=True) if nested}
+    return ["passage" if not nested else "clause" if start in ends or end in starts else "sentence"
+            for (start, end), nested in zip(spans, inside, strict=True)]
 
 
 def span_contexts(context: str | None, actor: str | None, count: int) -> list[str | None]:

@@ -40,7 +40,7 @@ from medallion.bronze.contract import (
 from medallion.bronze.namespaces import namespaces as bronze_namespaces
 from medallion.settings import Settings
 from medallion.silver import chunks as chunking
-from medallion.silver import distill_memo, documents, overlays, restate, vocabulary_table
+from medallion.silver import distill_memo, documents, overlays, restate, slot_meaning, vocabulary_table
 from medallion.silver.distill_budget import BudgetedDistiller
 from medallion.silver.embed import Embedder
 from medallion.silver.fingerprint import derivation_fingerprint, distill_fingerprint, judge_answer_fingerprint
@@ -49,7 +49,7 @@ from medallion.silver.ledger_state import NamespaceState, WriteBuffer
 from medallion.silver.namespace_lock import deriving, lock_groups
 from medallion.silver.providers import Distiller, DistillError, record_model_call
 from medallion.silver.report import DeriveReport
-from medallion.silver.resolve import Prepared, resolve_candidate
+from medallion.silver.resolve import Prepared, close_negated, resolve_candidate
 from medallion.silver.types import EventInput, FactCandidate
 
 SILVER_TABLES = (
@@ -63,6 +63,7 @@ WINDOW = 256
 # raised (the run stops and resumes next time), never parked as if the event were poison.
 _TRANSIENT_CLASSES = ("08", "40", "53", "57", "58")
 _TRANSIENT_STATES = ("55P03", "23505")  # lock not available; unique violation (a concurrent run wrote it)
+TOLD = frozenset({"transcript", "note", "issue"})  # kinds whose sentences can end a state
 
 
 @dataclass
@@ -439,13 +440,18 @@ def _derive_events(run: _Run, events: list[EventInput], done: set[int], step: _S
     chunk_contexts = {e.event_id: _chunk_contexts(e, spans[e.event_id], contexts.get(e.event_id))
                       for e in events if e.event_id in distilled}
     texts: list[str] = []
+    ends: dict[int, list[slot_meaning.Negation]] = {}
     for event in events:
         if event.event_id not in distilled:
             continue
         texts += [c.statement for c in distilled[event.event_id]]
         texts += [chunking.embed_text(c, event.content[s:e])
                   for (s, e), c in zip(spans[event.event_id], chunk_contexts[event.event_id], strict=True)]
+        ends[event.event_id] = slot_meaning.negations(event.content, event.actor) if event.kind in TOLD else []
+        texts += slot_meaning.window_texts(distilled[event.event_id], ends[event.event_id])
     vectors = dict(zip(texts, run.embedder.embed(texts), strict=True)) if texts else {}
+    meaning = slot_meaning.meaning_for(run.embedder.fingerprint, run.embedder.embed)
+    notes = {eid: [slot_meaning.remap(c, meaning, vectors) for c in cands] for eid, cands in distilled.items()}
     conn.commit()
     # 3. resolve in order against the in-memory ledger; write the window in one transaction. A judge
     #    that can fail (an LLM) is flushed event by event so that a failure discards only its event.
@@ -461,8 +467,8 @@ def _derive_events(run: _Run, events: list[EventInput], done: set[int], step: _S
             run.states[event.namespace] = NamespaceState(conn, event.namespace)
         tally = DeriveReport()
         try:
-            _resolve_event(run, run.states[event.namespace], buffer, event, distilled[event.event_id],
-                           spans[event.event_id], chunk_contexts[event.event_id], vectors, tally)
+            _resolve_event(run, run.states[event.namespace], buffer, event, notes[event.event_id],
+                           spans[event.event_id], chunk_contexts[event.event_id], vectors, tally, ends[event.event_id])
         except DistillError as exc:  # only a fallible judge gets here, with its event alone in the buffer
             buffer = WriteBuffer()
             run.states.pop(event.namespace, None)  # reload from what is committed
@@ -515,9 +521,12 @@ def _commit(run: _Run, buffer: WriteBuffer, pending: list[tuple[int, DeriveRepor
 
 
 def _resolve_event(
-    run: _Run, state: NamespaceState, buffer: WriteBuffer, event: EventInput, candidates: list[FactCandidate],
-    spans: list[tuple[int, int]], span_context: list[str | None], vectors: dict[str, Any], tally: DeriveReport,
+    run: _Run, state: NamespaceState, buffer: WriteBuffer, event: EventInput,
+    candidates: list[tuple[FactCandidate, str | None]], spans: list[tuple[int, int]], span_context: list[str | None],
+    vectors: dict[str, Any], tally: DeriveReport, ends: list[slot_meaning.Negation],
 ) -> None:
+    """Resolve an event's candidates (each with the note of its slot by meaning, if any), then let
+    each sentence that ends a state close the open fact it negates."""
     fingerprint, settings = run.fingerprint, run.settings
     chunk_ids = [chunking.chunk_id(event.event_id, s, e) for s, e in spans]
     units = chunking.units(spans)
@@ -528,12 +537,21 @@ def _resolve_event(
     if event.kind == "document":
         tally.documents[documents.record(state, buffer, event, fingerprint)] += 1
     written: set[str] = set()  # fact ids of this event (a fact id includes its event: no other can clash)
-    for index, cand in enumerate(candidates):
+    outcomes = []
+    for index, (cand, note) in enumerate(candidates):
         which = chunking.containing(spans, cand.span)
-        prep = Prepared(index, cand, vectors[cand.statement], chunk_ids[which] if which is not None else None)
-        outcome = resolve_candidate(state, buffer, event, prep, run.judge, threshold=settings.conflict_threshold,
-                                    fingerprint=fingerprint, judge_name=getattr(run.judge, "name", "heuristic"),
-                                    written=written)
+        prep = Prepared(index, cand, vectors[cand.statement], chunk_ids[which] if which is not None else None, note)
+        outcomes.append(resolve_candidate(state, buffer, event, prep, run.judge,
+                                          threshold=settings.conflict_threshold, fingerprint=fingerprint,
+                                          judge_name=getattr(run.judge, "name", "heuristic"), written=written))
+    for offset, end in enumerate(ends):
+        which = chunking.containing(spans, (end.start, end.end))
+        outcomes.append(close_negated(state, buffer, event, len(candidates) + offset, end, vectors,
+                                      chunk_ids[which] if which is not None else None,
+                                      fingerprint=fingerprint, written=written))
+    for outcome in outcomes:
+        if outcome is None:
+            continue
         tally.decisions[outcome.decision] += 1
         tally.outcomes[outcome.outcome] += 1
         if outcome.outcome in ("added", "closed_previous", "stored_as_history", "contested"):

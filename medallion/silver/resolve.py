@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -29,7 +30,7 @@ from typing import Any
 import numpy as np
 from psycopg.types.json import Jsonb
 
-from medallion.silver import entities
+from medallion.silver import entities, slot_meaning
 from medallion.silver.judge import canonical_value
 from medallion.silver.ledger_state import NamespaceState, WriteBuffer
 from medallion.silver.routing import importance, route
@@ -37,16 +38,20 @@ from medallion.silver.types import EventInput, FactCandidate, Judgement, Neighbo
 from medallion.silver.vocabulary import Predicate
 
 VECTOR_NEIGHBOURS = 5
+# Slots a change word never empties: the catch-all, intentions, and events that happened.
+NO_CHANGE = frozenset({"states", "plans", "goal", "attended"})
 
 
 @dataclass(frozen=True)
 class Prepared:
-    """A candidate with what resolution needs: its index in the event, embedding and chunk."""
+    """A candidate with what resolution needs: its index in the event, embedding and chunk, and the
+    note of its slot by meaning when :mod:`medallion.silver.slot_meaning` chose the predicate."""
 
     index: int
     candidate: FactCandidate
     embedding: np.ndarray
     chunk_id: str | None
+    note: str | None = None
 
 
 def fact_id(namespace: str, subject_id: str, pred: str, value: Any, event_id: int) -> str:
@@ -100,7 +105,10 @@ def resolve_candidate(
 ) -> Outcome:
     """Resolve one candidate against the namespace's ledger and buffer the result."""
     pred = state.vocabulary(prep.candidate)
-    c = replace(prep.candidate, cardinality=pred.cardinality)  # the judge sees the slot's kind
+    # the judge sees the slot's kind, and whether the sentence says its value took another's place
+    changed = prep.candidate.change or (pred.name not in NO_CHANGE and slot_meaning.states_change(
+        prep.candidate.statement))
+    c = replace(prep.candidate, cardinality=pred.cardinality, change=changed)
     speaker_alias = event.actor if event.actor and ":" in event.actor else None
     is_speaker = speaker_alias is not None and entities.normalize(speaker_alias.split(":", 1)[1]) == entities.normalize(
         c.subject)
@@ -111,6 +119,7 @@ def resolve_candidate(
     fid = fact_id(event.namespace, subject_id, pred.name, c.value, event.event_id)
 
     def record(decision: str, outcome: str, target: str | None, found: list[Neighbour], reason: str) -> Outcome:
+        reason = f"{prep.note}; {reason}" if prep.note else reason
         buffer.resolutions.append((
             event.event_id, prep.index, event.namespace, fid, decision, outcome, target,
             json.dumps([{"fact_id": n.fact_id, "score": n.score, "same_slot": n.same_slot} for n in found]),
@@ -187,3 +196,58 @@ def slot_rule(verdict: Judgement, c: FactCandidate, cardinality: str, found: lis
         return Judgement("skip", target.fact_id, f"{verdict.reason}; the slot already holds this value: skip")
     return Judgement("supersede", target.fact_id,
                      f"{verdict.reason}; the slot holds one value, so a different value supersedes it")
+
+
+def close_negated(
+    state: NamespaceState, buffer: WriteBuffer, event: EventInput, index: int, end: slot_meaning.Negation,
+    vectors: dict[str, np.ndarray], chunk_id: str | None, *, fingerprint: str, written: set[str],
+) -> Outcome | None:
+    """A sentence that ends a state ("I'm no longer vegetarian") supersedes the open fact it negates:
+    the one closest to its positive form (cosine ≥ ``slot_meaning.NEGATION_THRESHOLD``) among the
+    facts about a subject the sentence names, not stated by this event. The negated statement is
+    stored in the same slot as the version that closes it; None when no open fact is negated."""
+    positive = vectors[end.positive]
+    said = end.positive.casefold()
+    best: tuple[float, str] | None = None
+    for fid, fact in state.facts.items():
+        name = state.names.get(fact.subject_id, "")
+        if fid in written or not name or not re.search(r"(?<!\w)" + re.escape(name.casefold()) + r"(?!\w)", said):
+            continue
+        score = float(state.matrix[fact.row] @ positive)
+        if score >= slot_meaning.NEGATION_THRESHOLD and (best is None or (-score, fid) < (-best[0], best[1])):
+            best = (score, fid)
+    if best is None:
+        return None
+    target = state.facts[best[1]]
+    name = state.names[target.subject_id]
+    pred = state.vocabulary(FactCandidate(subject=name, predicate=target.predicate, value=end.said,
+                                          statement=end.said, valid_from=event.occurred_at, confidence=0.0))
+    c = FactCandidate(subject=name, predicate=pred.name, value=end.said.rstrip("."), statement=end.said,
+                      valid_from=event.occurred_at, confidence=0.6, span=(end.start, end.end), change=True)
+    prep = Prepared(index, c, vectors[end.said], chunk_id)
+    fid = fact_id(event.namespace, target.subject_id, pred.name, c.value, event.event_id)
+    if fid in written or c.valid_from < target.valid_from:
+        return None
+    written.add(fid)
+    reason = (f"'{end.said}' ends '{target.statement}' (cosine {best[0]:.2f} of its positive form) "
+              "[rule: a negated state closes the state]")
+    found = [Neighbour(target.fact_id, name, target.predicate, target.value, target.statement, target.valid_from,
+                       target.authority, round(best[0], 6), True, True)]
+    if event.authority > target.authority:
+        buffer.contest(target.fact_id)
+        _new_fact(state, buffer, event, prep, pred, fid, target.subject_id, None, fingerprint, contested=True)
+        decision, outcome = "supersede", "contested"
+    else:
+        buffer.close(target.fact_id, c.valid_from, event.received_at, fid)
+        state.close(target.fact_id)
+        _new_fact(state, buffer, event, prep, pred, fid, target.subject_id, None, fingerprint)
+        decision, outcome = "supersede", "closed_previous"
+    buffer.resolutions.append((
+        event.event_id, index, event.namespace, fid, decision, outcome, target.fact_id,
+        json.dumps([{"fact_id": n.fact_id, "score": n.score, "same_slot": n.same_slot} for n in found]),
+        reason, "negation", fingerprint, event.received_at, json.dumps({
+            "subject": c.subject, "predicate": c.predicate, "value": c.value, "statement": c.statement,
+            "valid_from": c.valid_from.isoformat(), "confidence": c.confidence, "value_type": c.value_type,
+            "cardinality": pred.cardinality, "relation": None}, ensure_ascii=False),
+    ))
+    return Outcome(decision, outcome, fid)

@@ -115,7 +115,7 @@ def collecting() -> Iterator[set[tuple[str, str | None]]]:
 
 def warm(sentences: set[tuple[str, str | None]]) -> None:
     """Parse the given sentences in one batch into the reuse cache."""
-    todo = sorted(k for k in sentences if k not in _PARSED)
+    todo = sorted((k for k in sentences if k not in _PARSED), key=lambda k: (k[0], k[1] or ""))
     masked = [_mask(text) for text, _ in todo]
     for (text, speaker), (_, restore), doc in zip(todo, masked, _nlp().pipe([m for m, _ in masked], batch_size=64),
                                                    strict=True):

@@ -428,6 +428,24 @@ def copula_value(s: Sentence) -> Reading | None:
     return None
 
 
+def copula_place(s: Sentence) -> Reading | None:
+    """'The new flat is on Harbour Street', 'The clinic is in Leeds': a thing (a common noun, not
+    a person or a pronoun) and the named place it is in (the curated ``located_in``)."""
+    root = s.root
+    subj = children(root, "nsubj")
+    if root.lemma_ != "be" or not subj or subj[0].pos_ != "NOUN" or subj[0].lower_ in PRONOUNS:
+        return None
+    if children(root, "attr", "acomp", "neg"):
+        return None
+    for prep in children(root, "prep"):
+        objs = children(prep, "pobj")
+        if (prep.lower_ in ("in", "on", "at") and objs and objs[0].tag_ in PROPER and objs[0].text not in s.masked
+                and not is_when(s, objs[0])):
+            return make_reading(s, subject_name(s, subj[0]), "located in", objs[0], "copula_place", stative=True,
+                                definite=True)
+    return None
+
+
 def verb_complement(s: Sentence) -> Reading | None:
     """'Calvin started making music', 'Nate wants to learn the cello': a verb whose complement is
     another verb; the two verbs are the relation, the complement's object the value."""
@@ -460,6 +478,7 @@ RULES: tuple[tuple[str, Rule], ...] = (
     ("reaction", reaction),
     ("changed_attribute", changed_attribute),
     ("copula_value", copula_value),
+    ("copula_place", copula_place),
     ("copula_adjective", copula_adjective),
     ("job_object", job_object),
     ("verb_classifier", verb_classifier),

@@ -14,9 +14,13 @@ One Bronze event in, zero or more :class:`FactCandidate` out. The pipeline, per 
    decimals protected), then per sentence: questions (ending in ``?``), greetings, thanks,
    acknowledgements, reactions ("that's so cool"), "please …"/"let's …" requests, second-person
    and system-prompt sentences, and fragments under three words yield nothing.
-4. Clauses. A sentence is split where a new subject starts (", so my timezone is …", " and I use
-   …", "; …", " - …") and where a verb continues the previous subject ("Tigran is based in Yerevan
-   and will pair with Bob" → "Tigran will pair with Bob").
+4. Clauses. A sentence whose coordinated clauses have different subjects ("I drive a Tesla and my
+   wife drives a Camry", "Rex is 4, Bella is 2 and Max is 9", ", whereas my husband …") is first cut
+   by its dependency parse (``clauses/coordination.py``) and each clause read as a sentence of its
+   own, with the clause's span (the span of its ``clause`` chunk). Then a sentence is split where a
+   new subject starts (", so my timezone is …", " and I use …", "; …", " - …") and where a verb
+   continues the previous subject ("Tigran is based in Yerevan and will pair with Bob" → "Tigran
+   will pair with Bob").
 5. Pattern rules for the S9 vocabulary run on each clause: an ordered table of named rules
    (:data:`PATTERN_RULES`, first answer wins, each rule callable alone). A sentence in which no
    clause matched becomes one ``states`` fact (or what the clause reader reads in it); unmatched
@@ -31,6 +35,9 @@ when it is obvious: the event's ``metadata.team``, else the namespace when it na
 (``team-*``). Otherwise "we" is left unresolved: no pattern fact is drawn from it and the sentence is
 kept as a ``states`` fact of the speaker ("Melanie: We went to the beach."). A clause-initial he /
 she becomes the last person named earlier in the same event; with no antecedent the clause is dropped.
+A sentence-initial it / that / this followed by a value (not an evaluation: "It's special to me"
+stays a reaction) becomes the thing the same speaker's previous sentence named ("I got a new phone
+number. It's 555-0199 now." → "my new phone number is 555-0199 now", the speaker's phone).
 
 Dates (``valid_from``), relative to ``occurred_at`` (UTC), resolved to 00:00 UTC of the day:
 

@@ -231,7 +231,7 @@ def states_candidates(ctx: Context, speaker: str | None, text: str, span: tuple[
     """A sentence no curated rule read: the clause reader (the ``clauses`` package) gives it a slot, learned
     or curated, or decides it asserts nothing; ``states`` is kept for an assertion with no relation."""
     body = text.strip().rstrip(".!")
-    if len(re.findall(r"[A-Za-z]{2,}", body)) < 3:
+    if len(re.findall(r"[A-Za-z]{2,}|\bI\b|\d+", body)) < 3:  # "I drive a Tesla", "Rex is 4" are whole claims
         return []
     if REQUEST_RE.match(body) or SECOND_PERSON_RE.match(body) or body.endswith("?"):
         return []

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 
 from medallion.silver.providers import clauses
+from medallion.silver.providers.clauses.coordination import clause_spans, clause_text, resolve_anaphor
 from medallion.silver.providers.heuristic.candidates import (
     build_candidates,
     header_facts,
@@ -77,6 +78,8 @@ class HeuristicDistiller:
         seen: set[tuple[str, str, str]] = set()
         header_seen = False
         pos = 0
+        previous: str | None = None  # the sentence before, in the same speaker's turn
+        previous_speaker: str | None = None
         content = event.content
         for line in content.split("\n"):
             line_start = pos
@@ -94,11 +97,14 @@ class HeuristicDistiller:
             speaker, body_offset = line_speaker(ctx, line)
             if speaker == "":  # a system/instructions line
                 continue
+            if speaker != previous_speaker:
+                previous, previous_speaker = None, speaker  # "it" names what this speaker's turn named
             for s_start, s_end in sentence_spans(line, body_offset):
                 raw = line[s_start:s_end]
                 span = (line_start + s_start, line_start + s_end)
-                for fact in _sentence_facts(ctx, speaker, raw, span):
+                for fact in _turn_sentence_facts(ctx, speaker, raw, span, previous):
                     _add(out, seen, fact)
+                previous = raw
         if not header_seen:
             for fact in metadata_attendance(ctx):
                 _add(out, seen, fact)
@@ -126,6 +132,24 @@ def _is_system_prompt_event(event: EventInput) -> bool:
     return bool(
         re.match(r"^(?:system\s*:|<\|?system\|?>|you\s+are\s+an?\s+(?:helpful\s+)?(?:ai|assistant))", head, re.I)
     )
+
+
+def _turn_sentence_facts(ctx: Context, speaker: str | None, raw: str, span: tuple[int, int],
+                         previous: str | None) -> list[FactCandidate]:
+    """One sentence of a turn: a clause-initial "it" / "that" / "this" read as what the sentence
+    before named ("I got a new phone number. It's 555-0199 now."), and a sentence that speaks of
+    several subjects ("I drive a Tesla and my wife drives a Camry") read clause by clause, each
+    clause's facts with the clause's span (the span of its ``clause`` chunk, silver/chunks.py)."""
+    pieces = clause_spans(raw)
+    if not pieces:
+        return _sentence_facts(ctx, speaker, resolve_anaphor(raw, previous, speaker), span)
+    facts: list[FactCandidate] = []
+    for start, end in pieces:
+        text = clause_text(raw[start:end])
+        if start == 0:
+            text = resolve_anaphor(text, previous, speaker)
+        facts.extend(_sentence_facts(ctx, speaker, text, (span[0] + start, span[0] + end)))
+    return facts
 
 
 def _sentence_facts(ctx: Context, speaker: str | None, raw: str, span: tuple[int, int]) -> list[FactCandidate]:

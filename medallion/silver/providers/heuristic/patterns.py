@@ -33,7 +33,8 @@ R_AKA = re.compile(rf"^(?P<a>{NAME}),?\s+(?:\(?(?:also\s+known\s+as|aka|a\.k\.a\
 R_I_AM_NAME = re.compile(rf"^am\s+(?P<v>{NAME})(?:\s+from\s+(?P<org>{NAME}))?\s*$")
 R_POSS_NAME = _icase(rf"^(?P<kind>full\s+name|name|nickname|nick|handle)\s+is\s+(?P<v>{NAME})")
 
-R_POSS_EMAIL = _icase(r"^(?:work\s+|personal\s+|new\s+|current\s+)?e-?mail(?:\s+address)?\s+is\s+(?P<v>\S+@\S+)")
+R_POSS_EMAIL = _icase(
+    r"^(?:(?:work|personal|new|current|main|primary)\s+){0,3}e-?mail(?:\s+address)?\s+is\s+(?P<v>\S+@\S+)")
 R_POSS_BIRTHDAY = _icase(r"^(?:birthday|bday|b-day|date\s+of\s+birth|dob)\s+is\s+(?P<v>.+)$")
 R_BORN = _icase(
     r"^(?:was|were)\s+born\s+(?P<v>(?:on\s+)?(?:the\s+)?\d.+|(?:on\s+)?[A-Z][a-z]+\.?\s+\d.*|in\s+(?:19|20)\d{2}.*)$"

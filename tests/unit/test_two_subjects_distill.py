@@ -1,0 +1,151 @@
+"""S1/S7: a sentence about several subjects is read clause by clause, and a clause-initial "it"
+names what the turn named just before (``clauses/coordination.py``, the heuristic distiller,
+``silver/chunks.py``).
+
+Each subject's facts go to that subject, each with its clause's span, and the chunker indexes the
+same clauses as ``clause`` units, so a question about one subject can be answered by a text and a
+fact about that subject alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from medallion.silver import chunks
+from medallion.silver.providers.clauses.coordination import antecedent, clause_spans, resolve_anaphor
+from tests.support.distill_events import DISTILLER, make_event
+
+# (turn said by Alice, facts it must yield as (subject, predicate, value), values it must not give them)
+TWO_SUBJECTS = [
+    ("I drive a Tesla and my wife drives a Camry.",
+     [("Alice", "drive", "Tesla"), ("Alice's wife", "drive", "Camry")]),
+    ("Whiskers is 3 and Mittens is 7.",
+     [("Whiskers", "amount", {"number": 3, "unit": None}), ("Mittens", "amount", {"number": 7, "unit": None})]),
+    ("I work at Lumen Health, whereas my husband works at Ostara Bank.",
+     [("Alice", "works_at", "Lumen Health"), ("Alice's husband", "works_at", "Ostara Bank")]),
+    ("My brother Arjun lives in Pune, while my sister Meera lives in Goa.",
+     [("Arjun", "lives_in", "Pune"), ("Meera", "lives_in", "Goa")]),
+    ("My son plays the violin; my daughter plays the cello.",
+     [("Alice's son", "play", "violin"), ("Alice's daughter", "play", "cello")]),
+]
+
+
+def _triples(content: str) -> list[tuple[str, str, Any]]:
+    return [(f.subject, f.predicate, f.value) for f in DISTILLER.distill(make_event(content))]
+
+
+@pytest.mark.parametrize(("content", "expected"), TWO_SUBJECTS, ids=lambda v: str(v)[:30])
+def test_each_subject_gets_its_own_facts(content: str, expected: list[tuple[str, str, Any]]) -> None:
+    """Each clause yields its own subject's fact; no fact's value swallows the other clause."""
+    found = _triples(content)
+    for triple in expected:
+        assert triple in found, (triple, found)
+    values = [str(v) for _, _, v in found]
+    assert not any(" and " in v and "Alice" in v for v in values), found
+
+
+def test_a_list_of_three_subjects_gives_three_facts_each_with_its_clause_span() -> None:
+    """'Rex is 4, Bella is 2 and Max is 9': three facts, each span holding its subject and value alone."""
+    content = "Rex is 4, Bella is 2 and Max is 9."
+    facts = DISTILLER.distill(make_event(content))
+    by_subject = {f.subject: f for f in facts}
+    assert set(by_subject) == {"Rex", "Bella", "Max"}
+    for name, number, others in (("Rex", "4", "29"), ("Bella", "2", "49"), ("Max", "9", "42")):
+        fact = by_subject[name]
+        said = content[fact.span[0]:fact.span[1]]
+        assert name in said and number in said and not any(d in said for d in others), said
+        assert fact.statement.startswith(name) and not any(d in fact.statement for d in others)
+
+
+def test_one_subject_with_two_verbs_is_not_cut() -> None:
+    """'Tigran is based in Yerevan and will pair with Bob' speaks of one subject: one sentence."""
+    assert clause_spans("Tigran is based in Yerevan and will pair with Bob.") == []
+    assert clause_spans("Marta asked for a CSV option too, so that is next on the list.") == []
+    assert clause_spans("I think Bella is 2 and she likes cats.") == []
+
+
+def test_clause_spans_tile_the_sentence_and_keep_numbers_whole() -> None:
+    """Placeholders the parser reads for numbers do not shift the spans; the connective opens the next clause."""
+    text = "My son's number is 555-0101 and my daughter's is 555-0102."
+    spans = clause_spans(text)
+    assert [text[a:b] for a, b in spans] == ["My son's number is 555-0101 ", "and my daughter's is 555-0102."]
+    assert spans[0][0] == 0 and spans[-1][1] == len(text)
+    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:], strict=False))
+
+
+PRONOUNS = [
+    ("I got a new phone number. It's 555-0199 now.", ("Alice", "phone", "555-0199")),
+    ("I moved into a new flat last month. It's on Harbour Street.",
+     ("Alice's new flat", "located_in", "Harbour Street")),
+    ("Priya set up a new work email. It's priya.n@kelpworks.io now.", ("Priya", "email", "priya.n@kelpworks.io")),
+    ("My sister Noor bought a used car. It's a Fiat Panda.", ("Noor", "used_car", "Fiat Panda")),
+    ("I moved to Lisbon in May. My sister Meera lives there too.", ("Meera", "lives_in", "Lisbon")),
+]
+
+
+@pytest.mark.parametrize(("content", "expected"), PRONOUNS, ids=lambda v: str(v)[:30])
+def test_it_names_what_the_turn_named_just_before(content: str, expected: tuple[str, str, str]) -> None:
+    """'It's 555-0199 now' after 'I got a new phone number' is the speaker's phone number."""
+    assert expected in _triples(content)
+
+
+def test_an_evaluation_through_it_stays_a_reaction() -> None:
+    """'It's special to me' / 'It was amazing' evaluate; they give the thing no value."""
+    assert resolve_anaphor("It's special to me.", "I painted that lake sunrise last year!", "Alice") == \
+        "It's special to me."
+    assert _triples("I visited the new museum. It was amazing.") == _triples("I visited the new museum.")
+
+
+def test_there_is_a_named_place_or_nothing() -> None:
+    """'lives there' takes the place the turn named (not a month it named); an existential 'there is'
+    and a sentence before that named no place leave the sentence as it was."""
+    assert resolve_anaphor("My parents still live there.", "I grew up in Leeds in June.", "Alice") == \
+        "My parents still live in Leeds."
+    assert resolve_anaphor("Is there a bus?", "I grew up in Leeds.", "Alice") == "Is there a bus?"
+    assert resolve_anaphor("I went there yesterday.", "I was busy all week.", "Alice") == "I went there yesterday."
+
+
+def test_it_without_a_thing_before_is_left_alone() -> None:
+    """No antecedent (first sentence, or a sentence that named a number or a person): unchanged."""
+    assert resolve_anaphor("It's 555-0199 now.", None, "Alice") == "It's 555-0199 now."
+    assert antecedent("I called Tom.", "Alice") == "Tom"  # a proper name stays itself
+    assert antecedent("Nothing happened.", "Alice") is None
+
+
+def test_a_new_speaker_does_not_inherit_the_previous_turns_thing() -> None:
+    """Within one speaker's turn only: a line by another speaker starts afresh."""
+    content = "Alice: I got a new phone number.\nBob: It's 555-0199 now."
+    assert ("Alice", "phone", "555-0199") not in _triples(content)
+
+
+def test_chunks_index_each_clause_as_a_clause_unit() -> None:
+    """S7: the sentence stays a passage (or a sentence of one), each clause is a 'clause' chunk."""
+    text = "We adopted two kittens in the spring. Whiskers is 3 and Mittens is 7."
+    spans = chunks.split(text, by_sentence=True)
+    units = chunks.units(spans)
+    got = [(text[a:b].strip(), u) for (a, b), u in zip(spans, units, strict=True)]
+    assert got == [(text, "passage"), ("We adopted two kittens in the spring.", "sentence"),
+                   ("Whiskers is 3 and Mittens is 7.", "sentence"),
+                   ("Whiskers is 3", "clause"), ("and Mittens is 7.", "clause")]
+    # a fact of the clause belongs to the clause's chunk (the smallest holding its span)
+    start = text.index("Mittens")
+    assert units[chunks.containing(spans, (start - 4, len(text)))] == "clause"
+
+
+def test_a_one_sentence_turn_about_two_subjects_is_a_passage_and_its_clauses() -> None:
+    text = "I drive a Tesla and my wife drives a Camry."
+    spans = chunks.split(text, by_sentence=True)
+    assert chunks.units(spans) == ["passage", "clause", "clause"]
+    assert [text[a:b] for a, b in spans[1:]] == ["I drive a Tesla ", "and my wife drives a Camry."]
+    assert chunks.split(text, by_sentence=True) == spans  # deterministic (chunk ids, R7)
+
+
+def test_distillation_and_chunks_cut_at_the_same_place() -> None:
+    """The fact's span is its clause chunk's span (verification links them by overlap)."""
+    text = "I work at Lumen Health, whereas my husband works at Ostara Bank."
+    facts = DISTILLER.distill(make_event(text))
+    spans = chunks.split(text, by_sentence=True)
+    clause_chunks = {s for s, u in zip(spans, chunks.units(spans), strict=True) if u == "clause"}
+    assert {f.span for f in facts} <= clause_chunks
