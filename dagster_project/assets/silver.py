@@ -38,6 +38,7 @@ DESCRIPTIONS = {
     "derivation_failures": "Events whose derivation failed, parked with a reason and retried next run (R4).",
     "overlays": "People's overlays (edit, annotate, redact) anchored to the current ledger (G6).",
     "predicates": "The predicate vocabulary in use per namespace, curated and learned, with aliases and examples.",
+    "withheld": "Facts and chunks withheld from serving because their data subject asked the memory to forget them.",
 }
 
 

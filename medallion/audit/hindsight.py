@@ -47,6 +47,7 @@ SELECT f.fact_id, f.namespace, f.subject_id, f.predicate, f.cardinality, f.value
        f.valid_from, f.valid_to, f.authority, f.contested, ov.overlays
 FROM silver.facts f
 """ + OVERLAYS_JOIN + """WHERE (%(ns)s::text[] IS NULL OR f.namespace = ANY(%(ns)s)) {extra}
+  AND NOT EXISTS (SELECT 1 FROM silver.withheld w WHERE w.item_id = f.fact_id)
 ORDER BY f.namespace, f.subject_id, f.predicate, f.valid_from, f.fact_id
 """
 _AUTHORITATIVE = "AND " + AUTHORITATIVE
@@ -104,7 +105,8 @@ def _normal(text: str) -> str:
 def ledger_facts(conn: psycopg.Connection, namespaces: Sequence[str] | None = None, *,
                  authoritative_only: bool = False, max_authority: int = MIRRORED_MAX_AUTHORITY,
                  fact_ids: Sequence[str] | None = None) -> list[LedgerFact]:
-    """Ledger facts as served (people's overlays applied), optionally only the authoritative current ones."""
+    """Ledger facts as served (people's overlays applied; never one its data subject asked to forget),
+    optionally only the authoritative current ones."""
     extra = (_AUTHORITATIVE if authoritative_only else "") + (" AND f.fact_id = ANY(%(ids)s)" if fact_ids else "")
     rows = conn.execute(_FACTS_SQL.format(extra=extra), {"ns": list(namespaces) if namespaces else None,
                                                          "max_authority": max_authority,

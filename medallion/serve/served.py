@@ -4,7 +4,9 @@ One definition for the tools, the wiki, the Hindsight mirror and the benches, so
 the same wherever it is shown: an edit replaces its span, a redaction masks it in the statement and
 the value (and :func:`redactions_by_event` masks it in chunk snippets), and ``current`` says whether
 the belief is still open. The SQL runs on the caller's connection, inside the row-level-security
-scope the caller opened (``Tools.scope``): it reads only what that scope shows.
+scope the caller opened (``Tools.scope``): it reads only what that scope shows, and never a fact or
+chunk its data subject asked the memory to forget (``silver.withheld``, left out by the tool login's
+row-level security; see ``silver/withhold.py``).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from medallion.serve.served import REDACTED
 from medallion.serve.session import Denied, ToolError, UnknownNamespace, UnknownPredicate, checked_at_the_door
 from medallion.serve.writes import Writes
 from medallion.settings import Settings, get_settings
-from medallion.silver import entities
+from medallion.silver import entities, withhold
 from medallion.silver import queries as silver_queries
 
 __all__ = ["REDACTED", "Denied", "ToolError", "Tools", "UnknownNamespace", "UnknownPredicate", "open_tools"]
@@ -170,7 +170,13 @@ class Tools(Writes):
                 self.authorize("read", namespace)
             try:
                 with self.scope(scope) as conn:
-                    full = ids.resolve_fact(conn, fact_id, where="in the namespaces this caller can read")
+                    try:
+                        full = ids.resolve_fact(conn, fact_id, where="in the namespaces this caller can read")
+                    except ToolError:  # a fact its data subject asked to forget: say so, and whose request
+                        held = withhold.withheld_fact(conn, fact_id)
+                        if held is None:
+                            raise
+                        return [held]
                     return served.served_facts(conn, "f.fact_id = %(id)s", {"id": full})
             except ids.AmbiguousId:
                 raise

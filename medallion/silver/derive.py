@@ -40,7 +40,16 @@ from medallion.bronze.contract import (
 from medallion.bronze.namespaces import namespaces as bronze_namespaces
 from medallion.settings import Settings
 from medallion.silver import chunks as chunking
-from medallion.silver import distill_memo, documents, overlays, restate, slot_meaning, vocabulary_table
+from medallion.silver import (
+    distill_memo,
+    documents,
+    forget_requests,
+    overlays,
+    restate,
+    slot_meaning,
+    vocabulary_table,
+    withhold,
+)
 from medallion.silver.distill_budget import BudgetedDistiller
 from medallion.silver.embed import Embedder
 from medallion.silver.fingerprint import derivation_fingerprint, distill_fingerprint, judge_answer_fingerprint
@@ -55,7 +64,7 @@ from medallion.silver.types import EventInput, FactCandidate
 SILVER_TABLES = (
     "silver.edges", "silver.resolutions", "silver.facts", "silver.entities", "silver.chunks", "silver.documents",
     "silver.working_memory", "silver.derivations", "silver.derivation_failures", "silver.overlays",
-    "silver.predicates",
+    "silver.predicates", "silver.withheld",
 )
 WINDOW = 256
 # SQLSTATE classes that say nothing about the event: connection, transaction rollback (deadlock,
@@ -343,12 +352,14 @@ def _derive(
 
 
 def _anchor_overlays(run: _Run, namespaces: list[str]) -> None:
-    """Anchor each namespace's overlays in a savepoint of its own: a namespace whose anchoring fails
-    keeps its previous overlay rows and is reported; the others are anchored all the same."""
+    """Anchor each namespace's overlays, and withhold what its forget requests ask for, in a savepoint
+    of its own: a namespace whose anchoring fails keeps its previous rows and is reported; the others
+    are anchored all the same."""
     for ns in namespaces:
         try:
             with run.conn.transaction():
                 counts = overlays.rebuild(run.conn, run.fingerprint, [ns])
+                withhold.rebuild(run.conn, run.embedder.embed, run.fingerprint, ns)  # the data subjects' overlay
         except Exception as exc:
             if not _poison(exc):
                 raise
@@ -405,8 +416,8 @@ def _distill(run: _Run, event: EventInput) -> list[FactCandidate]:
         overlay_payload(event.content)
         overlay_metadata(event.metadata)
         return []
-    if event.kind == "document":
-        return []
+    if event.kind == "document" or forget_requests.detect(event.content) is not None:
+        return []  # a forget request states nothing to remember (silver/withhold.py acts on it)
     return _within_range(event, distill_memo.distill_cached(run.conn, run.distiller, event, run.distill_fp, run.report))
 
 

@@ -98,5 +98,6 @@ def derivation_fingerprint(settings: Settings) -> str:
         embed_fingerprint(settings.embedding_model).encode(),
         f"threshold={settings.conflict_threshold:.4f}".encode(),
         _code("derive.py", "chunks.py", "entities.py", "documents.py", "routing.py", "vocabulary_table.py",
-              "distill_memo.py", "restate.py", "slot_meaning.py", "slot_meaning.csv"),
+              "distill_memo.py", "restate.py", "slot_meaning.py", "slot_meaning.csv", "forget_requests.py",
+              "withhold.py"),
     )

@@ -88,7 +88,10 @@ def test_materialize_one_namespace_then_the_rest_in_parallel_then_serve_the_docs
     # serving what was generated (`docs` alone generates again first, a dozen seconds of dbt)
     server = subprocess.Popen([sys.executable, "-m", "medallion.interfaces.cli", "docs", "--serve-only",
                                "--port", str(port)],
-                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              # as from a terminal: a run started in the background (`make test &`)
+                              # inherits SIGINT ignored, and the server would never see the Ctrl-C
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         body = _wait_for(f"http://127.0.0.1:{port}/", seconds=90)
         assert "dbt" in body.lower()

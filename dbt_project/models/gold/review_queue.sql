@@ -2,7 +2,8 @@
 -- input, load-bearing facts (importance >= 0.5) past their half-life that need re-verifying,
 -- people's overlays that no longer anchor to the ledger after a re-derivation (G6) or that were
 -- refused (they would overwrite or retract a person's overlay without an approved request), Bronze
--- events the derivation parked (R4, R10) and the latest drift audit's findings (A1).
+-- events the derivation parked (R4, R10), the latest drift audit's findings (A1) and pending erasure
+-- requests (B7), among them those a speaker's forget request filed.
 with contested as (
     select
         f.namespace,
@@ -129,3 +130,25 @@ select
     'and a derived event leaves the queue.'::text
 from {{ source('silver', 'derivation_failures') }} as x
 left join {{ ref('stg_bronze__events') }} as e on e.event_id = x.bronze_event_id
+
+union all
+
+-- Pending erasure requests (B7): filed by an admin, or by the derivation when a speaker asked the
+-- memory to forget their own data (requested by subject:<actor>; the matching facts and chunks are
+-- withheld from serving meanwhile) or someone else's (speaker:<actor>). Each waits for a second person.
+select
+    ('erasure:' || r.request_id)::text,
+    r.namespace::text,
+    'erasure_request'::text,
+    'high'::text,
+    r.requested_by::text,
+    ('Erasure request ' || r.request_id || ' of ' || coalesce('event ' || r.event_id, 'a scope of events')
+     || ', requested by ' || r.requested_by || ', awaits the approval of an admin other than the requester: '
+     || r.reason)::text,
+    array[]::text[],
+    null::bigint,
+    r.requested_at::timestamptz,
+    ('Approve it (medallion erase approve ' || r.request_id || ', as an admin who did not ask) or cancel it '
+     || '(medallion erase cancel ' || r.request_id || ').')::text
+from {{ source('bronze', 'erasure_requests') }} as r
+where r.status = 'pending'

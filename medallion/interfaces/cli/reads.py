@@ -75,6 +75,9 @@ def read_cmd(
             out.print(Text.assemble((visible(row["path"]), "bold"), f" @ {row['version_hash'][:12]}"))
             out.print(plain(row["content"], keep_lines=True))
             continue
+        if row.get("withheld"):  # its data subject asked to forget it: no content, who asked
+            out.print(plain(f"{row['fact_id']}: {row['statement']}"))
+            continue
         out.print(plain(f"{row['statement']}  [{row['predicate']}, authority {row['authority']}, "
                         f"valid {(row['valid_from'] or '')[:10]} → {(row['valid_to'] or 'now')[:10]}]"))
         out.print(_provenance_table(row.get("provenance") or {}))

@@ -1,0 +1,168 @@
+"""Forget on request: recognise a speaker asking the memory to forget something, by its structure.
+
+A forget request is a sentence of a turn, note or issue that is a request (an imperative, or "can
+you …", "I want you to …") whose verb forgets or deletes, addressed to the memory, with an object:
+"please forget my social security number", "can you delete what I said about my salary", "forget
+everything about me", "forget that" (the speaker's previous turn). Whose data it is follows from the
+object's form: a first-person possessive, "what I said", "me" → the speaker's own; another's
+possessive or name ("forget Tom's address", "everything about Tom") → someone else's.
+
+Only function words and the few verbs of forgetting are listed here; what the object names (a phone
+number, a diagnosis, an ex) is never listed: :mod:`medallion.silver.withhold` matches it by meaning.
+A sentence that merely mentions forgetting ("I always forget my keys", "don't forget the milk",
+"forget it, let's go") is not a request.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_SENTENCE = 300  # characters
+
+# How a request opens, before its verb: nothing, "please", "can you", "I want you to", …
+_LEAD = re.compile(
+    r"^(?:(?:ok(?:ay)?|hey|so|actually|also|and|now|oh|well|right|alright|one more thing)\b[\s,:;-]*+)*+"
+    r"(?:(?:please|kindly|just)\s++)*+"
+    r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)*"
+    r"|i(?:\s+would|'d|’d)?\s+(?:want|need|like|prefer|ask)\s+(?:for\s+)?you\s+to\s+(?:please\s+|just\s+)*"
+    r"|you\s+(?:should|must|need\s+to|have\s+to)\s+(?:please\s+|just\s+)*"
+    r"|)",
+    re.IGNORECASE,
+)
+# Verbs that address the memory by themselves, and verbs that do when they say what from.
+_FORGET = (r"forget|unlearn|stop\s+remembering|no\s+longer\s+remember|(?:do\s+not|don't|don’t)\s+remember"
+           r"|stop\s+(?:storing|keeping|tracking)")
+_DELETE = r"delete|erase|remove|wipe|purge|scrub|scratch|drop|clear|discard|(?:do\s+not|don't|don’t)\s+(?:keep|store)"
+_VERB = re.compile(rf"^(?P<verb>{_FORGET}|{_DELETE})\b\s*(?P<rest>.*)$", re.IGNORECASE | re.DOTALL)
+_STRONG_DELETE = re.compile(r"^(?:delete|erase|wipe|purge|scrub)$", re.IGNORECASE)
+# "… from your memory / records / notes", said after the object.
+_FROM_MEMORY = re.compile(
+    r"\s*+\b(?:from|out\s++of|in)\s++(?:(?:your|the|my|our)\s++)?(?:memory|memories|mind|records?|notes?|files?|database|"
+    r"system|brain|history|profile)\b.*$", re.IGNORECASE)
+_TRAILING = re.compile(r"(?:[\s,]++(?:please|for\s+me|for\s+good|forever|permanently|completely|entirely|now|"
+                       r"right\s+away|too|as\s+well|thanks?(?:\s+you)?|ok(?:ay)?))++\s*+$", re.IGNORECASE)
+_EVERYTHING = re.compile(
+    r"^(?:about\s+)?(?:everything|anything|all|whatever)(?:\s+(?:that\s+)?(?:you(?:'ve|’ve)?\s+)?"
+    r"(?:know|knew|have|has|got|remember|stored|learned|learnt|heard|recorded|kept|said|saved))?"
+    r"\s+(?:about|on|of|regarding|concerning)\s+(?P<x>.+)$", re.IGNORECASE)
+_WHAT_I_SAID = re.compile(
+    r"^(?:about\s+)?(?:what|everything|anything|all|whatever|the\s+(?:stuff|things?))\s+(?:that\s+)?i(?:'ve|’ve|\s+have)?"
+    r"\s+(?:just\s+)?(?:said|told\s+you|mentioned|shared|wrote|typed|gave\s+you|say|tell\s+you)"
+    r"(?:\s+(?:about|on|regarding|concerning)\s+(?P<x>.+))?$", re.IGNORECASE)
+_PREVIOUS = re.compile(
+    r"^(?:that|this|(?:my|the)\s+last\s+(?:message|thing\s+i\s+said|sentence|turn)|what\s+i\s+just\s+(?:said|wrote))$",
+    re.IGNORECASE)
+_IDIOM = re.compile(r"^(?:about\s+)?(?:it|it\s+all|all\s+(?:of\s+)?it|about\s+it|that\s+idea|the\s+whole\s+thing)?$",
+                    re.IGNORECASE)
+_OWN = re.compile(r"^(?:about\s+)?(?:all\s+(?:of\s+)?)?(?:my|mine|me|myself|our|us)\b\s*(?P<x>.*)$", re.IGNORECASE)
+_POSSESSIVE = re.compile(r"^(?:about\s+)?(?P<who>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)(?:'s|’s|')\s+(?P<x>.+)$")
+_THIRD = re.compile(r"^(?:about\s+)?(?:his|her|their|its)\b\s*(?P<x>.*)$", re.IGNORECASE)
+_ARTICLE = re.compile(r"^(?:about\s+)?(?:the|a|an|that|this|those|these|any|all|some)\s+", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i’m|i've|i’ve)\b", re.IGNORECASE)
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+_NEXT = r"(?:let's|let’s|we|i|you|tell|what|how|ok(?:ay)?|thanks?)\b"
+_CLAUSE_END = re.compile(
+    rf"(?:[;:–—]|,\s*+(?:(?:and|but|because|since|so|then)\s++)?{_NEXT}|\s(?:and|but|because|since|so|then)\s++{_NEXT}).*$",
+    re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ForgetRequest:
+    """One request: what to forget and whose it is.
+
+    ``mode``: ``phrase`` (``target`` names the thing, matched by meaning), ``about`` (what the speaker
+    said about ``target``), ``everything`` (every item that mentions ``target``; ``target`` None: the
+    speaker themself) or ``previous`` (the speaker's previous turn). ``own``: the speaker's own data;
+    otherwise ``about_whom`` names the other person when the request does.
+    """
+
+    mode: str
+    target: str | None
+    own: bool
+    about_whom: str | None = None
+    sentence: str = ""
+
+
+def detect(text: str) -> ForgetRequest | None:
+    """The first forget request among the sentences of ``text``, or None. A request is one short
+    sentence: a longer one is not read (which also bounds every pattern's work)."""
+    for match in _SENTENCE.finditer(text or ""):
+        if match.end() - match.start() > MAX_SENTENCE:
+            continue
+        found = _request(match.group().strip())
+        if found is not None:
+            return found
+    return None
+
+
+def _request(sentence: str) -> ForgetRequest | None:
+    body = sentence.rstrip(" .!?").strip().strip('"“”')
+    lead = _LEAD.match(body)
+    rest = body[lead.end():] if lead else body
+    verb = _VERB.match(rest)
+    if verb is None:
+        return None
+    said = verb.group("verb")
+    obj = verb.group("rest").strip()
+    memory_cue = bool(_FROM_MEMORY.search(obj))
+    obj = _FROM_MEMORY.sub("", obj)
+    obj = _TRAILING.sub("", _CLAUSE_END.sub("", obj)).strip(" ,")
+    forgets = re.fullmatch(_FORGET, said, re.IGNORECASE) is not None
+    if _IDIOM.fullmatch(obj):  # "forget it", "forget about it": a dismissal, not a request
+        return None
+    if _PREVIOUS.fullmatch(obj):
+        return ForgetRequest("previous", None, True, sentence=sentence) if forgets or memory_cue else None
+    found = _object(obj, sentence)
+    if found is None:
+        return None
+    if not (forgets or memory_cue or found.mode in ("about", "everything")
+            or (found.own and _STRONG_DELETE.fullmatch(said))):
+        return None  # "remove the tomatoes", "clear the table": not addressed to the memory
+    return found
+
+
+def _object(obj: str, sentence: str) -> ForgetRequest | None:
+    """What the request's object names, and whose it is."""
+    said = _WHAT_I_SAID.match(obj)
+    if said is not None:
+        target = _clean(said.group("x"))
+        own = _OWN.match(target)
+        target = _clean(own.group("x")) if own is not None and own.group("x") else target
+        return ForgetRequest("about", target, True, sentence=sentence) if target else \
+            ForgetRequest("previous", None, True, sentence=sentence)
+    every = _EVERYTHING.match(obj)
+    if every is not None:
+        x = every.group("x").strip()
+        if re.fullmatch(r"(?:me|myself|us|ourselves)", x, re.IGNORECASE):
+            return ForgetRequest("everything", None, True, sentence=sentence)
+        own = _OWN.match(x)
+        if own is not None:
+            return ForgetRequest("everything", _clean(own.group("x")) or None, True, sentence=sentence)
+        third = _POSSESSIVE.match(x)
+        if third is not None:
+            return ForgetRequest("about", _clean(third.group("x")), False, third.group("who"), sentence)
+        return ForgetRequest("everything", _clean(x), False, _clean(x), sentence)
+    own = _OWN.match(obj)
+    if own is not None:
+        target = _clean(own.group("x"))
+        return ForgetRequest("phrase", target, True, sentence=sentence) if target else None
+    third = _POSSESSIVE.match(obj)
+    if third is not None:
+        return ForgetRequest("phrase", _clean(third.group("x")), False, third.group("who"), sentence)
+    if _THIRD.match(obj):
+        target = _clean(_THIRD.match(obj).group("x"))  # type: ignore[union-attr]
+        return ForgetRequest("phrase", target, False, sentence=sentence) if target else None
+    target = _clean(obj)
+    if not target:
+        return None
+    # "the address I gave you": the speaker's own words; a bare object is taken as the speaker's too
+    return ForgetRequest("phrase", target, True, sentence=sentence) if _FIRST_PERSON.search(obj) or \
+        not re.match(r"^[A-Z]", obj) else ForgetRequest("everything", target, False, target, sentence)
+
+
+def _clean(text: str | None) -> str:
+    """The target phrase without articles, "about" and surrounding punctuation."""
+    text = (text or "").strip(" ,;:'\"“”")
+    text = _ARTICLE.sub("", text).strip()
+    return text

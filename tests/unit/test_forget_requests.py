@@ -1,0 +1,75 @@
+"""Recognising a forget request by its structure (issue 31, point 5).
+
+Why: "please forget my social security number" must withhold the number at once, but a sentence that
+only mentions forgetting ("I always forget my keys", "don't forget the milk", "forget it, let's go")
+must withhold nothing. Whose data a request is about decides whether it withholds (the speaker's own)
+or only files an erasure request (someone else's). Every sentence here is invented for this test.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from medallion.silver.forget_requests import detect
+
+# (sentence, mode, target, own, about_whom)
+REQUESTS = [
+    ("Please forget my social security number.", "phrase", "social security number", True, None),
+    ("Could you please erase my home address from your memory?", "phrase", "home address", True, None),
+    ("Delete my phone number please.", "phrase", "phone number", True, None),
+    ("Hey, scratch my bank details from your notes.", "phrase", "bank details", True, None),
+    ("Stop remembering my birthday.", "phrase", "birthday", True, None),
+    ("I'd like you to forget my allergy, thanks.", "phrase", "allergy", True, None),
+    ("Please wipe my passport number.", "phrase", "passport number", True, None),
+    ("Forget about my old job at Lumen Health, please.", "phrase", "old job at Lumen Health", True, None),
+    ("Forget the address I gave you.", "phrase", "address I gave you", True, None),
+    ("Don't remember my salary.", "phrase", "salary", True, None),
+    ("Can you delete what I said about my salary?", "about", "salary", True, None),
+    ("Forget what I told you about the diagnosis.", "about", "diagnosis", True, None),
+    ("Please forget that.", "previous", None, True, None),
+    ("Forget what I just said.", "previous", None, True, None),
+    ("I want you to forget everything about me.", "everything", None, True, None),
+    ("Forget everything about my ex, Jorik.", "everything", "ex, Jorik", True, None),
+    ("Forget Tom's address.", "phrase", "address", False, "Tom"),
+    ("Please forget Marta Quell's new number.", "phrase", "new number", False, "Marta Quell"),
+    ("Forget everything you know about Priya.", "everything", "Priya", False, "Priya"),
+    ("Forget her phone number.", "phrase", "phone number", False, None),
+]
+
+NOT_REQUESTS = [
+    "I always forget my keys.",
+    "Don't forget the milk.",
+    "Do not forget to call Omar tomorrow.",
+    "Never forget where you came from.",
+    "Forget it, let's go to Lisbon instead.",
+    "Did you forget my birthday?",
+    "She told me to forget him.",
+    "Remove the tomatoes from the salad.",
+    "Clear the table before dinner.",
+    "Drop the kids at school at eight.",
+    "I forgot my umbrella at the office.",
+    "We should delete the old branch.",
+    "Forget about it.",
+]
+
+
+@pytest.mark.parametrize(("sentence", "mode", "target", "own", "whom"), REQUESTS, ids=[r[0] for r in REQUESTS])
+def test_a_request_is_recognised_with_its_target_and_owner(sentence: str, mode: str, target: str | None, own: bool,
+                                                           whom: str | None) -> None:
+    found = detect(sentence)
+    assert found is not None, sentence
+    assert (found.mode, found.target, found.own, found.about_whom) == (mode, target, own, whom)
+
+
+@pytest.mark.parametrize("sentence", NOT_REQUESTS)
+def test_a_sentence_that_mentions_forgetting_is_not_a_request(sentence: str) -> None:
+    assert detect(sentence) is None
+
+
+def test_the_request_may_be_any_sentence_of_a_turn() -> None:
+    found = detect("Thanks for the help today. Oh, and please forget my locker code.")
+    assert found is not None and found.target == "locker code" and found.own
+
+
+def test_a_long_sentence_is_not_read_as_a_request() -> None:
+    assert detect("Please forget my " + "very " * 100 + "long list.") is None
