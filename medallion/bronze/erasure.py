@@ -130,15 +130,7 @@ def list_requests(conn: psycopg.Connection, status: str | None = None,
 def cancel(conn: psycopg.Connection, request_id: int, *, token: str | None, local_name: str | None = None) -> str:
     """Cancel pending request ``request_id``: nothing is erased and it can no longer be approved. Anyone
     with ``admin`` in its namespace may, identified as in :func:`request_erasure`; returns who did."""
-    try:
-        with conn.transaction():
-            row = conn.execute("SELECT bronze.cancel_erasure(%s, %s, %s)", (request_id, token, local_name)).fetchone()
-    except psycopg.Error as exc:
-        denied = isinstance(exc, psycopg.errors.InsufficientPrivilege
-                            | psycopg.errors.InvalidAuthorizationSpecification)
-        raise ErasureError(_message(exc), denied=denied) from None
-    assert row is not None
-    return str(row[0])
+    return str(_first(conn, "SELECT bronze.cancel_erasure(%s, %s, %s)", (request_id, token, local_name)))
 
 
 def close_superseded(conn: psycopg.Connection) -> int:
@@ -174,6 +166,11 @@ def _closed_reason(conn: psycopg.Connection, request_id: int, exc: ErasureError)
 
 
 def _call(conn: psycopg.Connection, query: str, params: tuple[Any, ...]) -> int:
+    return int(_first(conn, query, params))
+
+
+def _first(conn: psycopg.Connection, query: str, params: tuple[Any, ...]) -> Any:
+    """The one value an erasure function returns; its refusal as one :class:`ErasureError`."""
     try:
         with conn.transaction():
             row = conn.execute(query, params).fetchone()  # type: ignore[arg-type]
@@ -182,7 +179,7 @@ def _call(conn: psycopg.Connection, query: str, params: tuple[Any, ...]) -> int:
                             | psycopg.errors.InvalidAuthorizationSpecification)
         raise ErasureError(_message(exc), denied=denied) from None
     assert row is not None
-    return int(row[0])
+    return row[0]
 
 
 def _message(exc: psycopg.Error) -> str:
