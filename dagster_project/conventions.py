@@ -9,8 +9,8 @@ and the column schema of the table it writes.
   the UI marks an asset whose code changed since it was last materialized, without anyone bumping a
   number by hand.
 - **Column schemas.** The engine's tables are documented once, as dbt sources in
-  ``dbt_project/models/sources.yml`` (the data dictionary reads them too); the Python asset that writes a
-  table takes its ``dagster/column_schema`` from there.
+  ``dbt_project/models/staging/_<schema>__sources.yml`` (the data dictionary reads them too); the
+  Python asset that writes a table takes its ``dagster/column_schema`` from there.
 """
 
 import hashlib
@@ -82,7 +82,8 @@ def source_schema(table: str) -> dg.TableSchema:
                 dg.TableColumn(name, type=column.get("data_type") or "unknown",
                                description=(column.get("description") or "").strip() or None)
                 for name, column in source.get("columns", {}).items()])
-    raise LookupError(f"{table} is not a dbt source: declare it in dbt_project/models/sources.yml")
+    raise LookupError(f"{table} is not a dbt source: declare it in "
+                      f"dbt_project/models/staging/_{table.split('.')[0]}__sources.yml")
 
 
 def table_metadata(table: str, schema: dg.TableSchema | None = None) -> dict[str, Any]:

@@ -43,10 +43,11 @@ def dbt_cli() -> DbtCliResource:
 class MedallionDbtTranslator(DagsterDbtTranslator):
     """One lineage from the inbox to Gold.
 
-    A dbt source takes the key of the Python asset that writes it, declared in ``sources.yml`` as
-    ``meta: {dagster: {asset_key: [...]}}`` where it differs from ``<schema>/<table>`` (every
-    ``bronze.*`` table is landed by ``bronze/events``; ``telemetry.model_calls`` is written by the
-    derivation with ``silver/derivations``; ``gold.wiki_pages`` by ``gold/wiki``). Models are keyed
+    A dbt source takes the key of the Python asset that writes it, declared in
+    ``models/staging/_<schema>__sources.yml`` as ``meta: {dagster: {asset_key: [...]}}`` where it
+    differs from ``<schema>/<table>`` (every ``bronze.*`` table is landed by ``bronze/events``;
+    ``telemetry.model_calls`` is written by the derivation with ``silver/derivations``;
+    ``gold.wiki_pages`` by ``gold/wiki``). Models are keyed
     ``<schema>/<name>`` and grouped by their schema (``staging``, ``silver_views``, ``gold_marts``,
     ``reference``), so that the groups follow the data: no group holds both a Python asset and a dbt
     model, and no two groups feed each other.

@@ -1,5 +1,6 @@
 """Every asset key the Dagster code location names, in one place (the dbt models' keys come from the
-dbt translator in ``publish/dbt_runner.py``: ``<schema>/<name>``, or what ``sources.yml`` declares)."""
+dbt translator in ``publish/dbt_runner.py``: ``<schema>/<name>``, or what the source's
+``_<schema>__sources.yml`` declares)."""
 
 import dagster as dg
 
