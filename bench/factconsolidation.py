@@ -267,7 +267,7 @@ def derive_namespace(settings: Settings, ns: str, advance: Callable[[int], None]
     conn = connect(settings, "engine", autocommit=True)
     try:
         report = derive(conn, settings, namespaces=[ns], distiller=HeuristicDistiller(),
-                        progress=lambda done, _total: advance(done))
+                        progress=lambda done, _total, _committed: advance(done))
         facts, current, chunks, supersedes, states, distinct = conn.execute(
             "SELECT (SELECT count(*) FROM silver.facts WHERE namespace = %(ns)s), "
             "(SELECT count(*) FROM silver.facts WHERE namespace = %(ns)s AND valid_to IS NULL), "

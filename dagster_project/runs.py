@@ -85,7 +85,7 @@ def run_config_for(job: str, full_rebuild: bool, workers: int) -> dict[str, Any]
     if job != "downstream_of_silver":
         # side by side, each step keeps to its share of the cores (one thread each on this 2-core machine)
         threads = max(1, (os.cpu_count() or 1) // workers) if workers > 1 else 0
-        # a progress line for every window the engine reports (the CLI redraws its line every second)
+        # a progress line every second (the engine's count moves within a window; the CLI redraws every second)
         config["ops"] = {"silver_derive": {"config": {"full_rebuild": full_rebuild, "steps": workers,
                                                       "threads_per_step": threads, "progress_seconds": 1.0}}}
     if workers > 1:
@@ -128,9 +128,10 @@ def land(instance: dg.DagsterInstance, settings: Settings,
     return landing
 
 
-def progress_text(done: int, total: int, rate: float, left: float | None = None) -> str:
+def progress_text(done: int, total: int, rate: float, left: float | None = None,
+                  committed: int | None = None) -> str:
     """The CLI's progress words: those of the derive steps' log lines (``left``: the ETA in seconds)."""
-    return describe(done, total, rate, left)
+    return describe(done, total, rate, left, committed)
 
 
 def clock_text(seconds: float) -> str:
@@ -206,13 +207,13 @@ def plan_runs(job: str, order: list[str], namespaces: list[str] | None) -> list[
 
 
 def run_job(settings: Settings, full_rebuild: bool = False, namespaces: list[str] | None = None,
-            workers: int = 1, progress: Callable[[int, int, float], None] | None = None) -> JobRun:
+            workers: int = 1, progress: Callable[[int, int, float, int], None] | None = None) -> JobRun:
     """Land the inbox, then run ``materialize_all`` (or ``incremental``) over the namespaces'
     partitions (all of them, or ``namespaces``) with ``workers`` parallel derive steps.
 
-    ``progress(done, total, rate)`` is called from a background thread with the events derived so far,
-    the events to derive and the events per second, over the derive steps, as the steps log them
-    (every few seconds).
+    ``progress(done, total, rate, committed)`` is called from a background thread with the events
+    derived so far, the events to derive, the events per second and the events committed, over the
+    derive steps, as the steps log them (every second; see :mod:`medallion.silver.derive_progress`).
 
     Raises :class:`UnknownNamespace` (nothing run past the landing) for a namespace with no events.
     """

@@ -62,7 +62,7 @@ class Forgotten:
 
 def approve_and_forget(conn: psycopg.Connection, engine: psycopg.Connection, settings: Settings, request_id: int, *,
                        token: str | None, local_name: str | None = None,
-                       progress: Callable[[int, int], None] | None = None) -> Forgotten:
+                       progress: Callable[[int, int, int], None] | None = None) -> Forgotten:
     """Approve request ``request_id`` on ``conn`` (the approver identified as in
     :func:`medallion.bronze.erasure.approve`) and remove every copy of what it erased, on the engine
     login ``engine``. Refusals are :class:`~medallion.bronze.erasure.ErasureError`, before anything goes."""

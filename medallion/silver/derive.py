@@ -5,6 +5,8 @@ Events are processed per namespace in Bronze ``(received_at, event_id)`` order, 
 embedded in one batch (cache first), then each event is resolved in order and the window commits in
 one transaction together with its ``silver.derivations`` rows (event by event when the judge is a
 model that can fail), so a killed run resumes where it stopped and reaches the same ledger (R3).
+Which events a run derives, and in which windows, is read by :mod:`medallion.silver.pending`; the
+caller's ``progress`` hears of each event and embedding batch (:mod:`medallion.silver.derive_progress`).
 
 Incremental runs derive only events without a derivation; a namespace whose derivations were made
 under another fingerprint, or that lost a Bronze event (erasure), is re-derived from scratch, because
@@ -23,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -50,12 +51,14 @@ from medallion.silver import (
     vocabulary_table,
     withhold,
 )
+from medallion.silver.derive_progress import Progress, WindowTally, shifted
 from medallion.silver.distill_budget import BudgetedDistiller
 from medallion.silver.embed import Embedder
 from medallion.silver.fingerprint import derivation_fingerprint, distill_fingerprint, judge_answer_fingerprint
 from medallion.silver.judge import HeuristicJudge
 from medallion.silver.ledger_state import NamespaceState, WriteBuffer
 from medallion.silver.namespace_lock import deriving, lock_groups
+from medallion.silver.pending import pending_windows, reason, stale_namespaces
 from medallion.silver.providers import Distiller, DistillError, record_model_call
 from medallion.silver.report import DeriveReport
 from medallion.silver.resolve import Prepared, close_negated, resolve_candidate
@@ -88,6 +91,7 @@ class _Run:
     distill_fp: str
     report: DeriveReport
     parked: set[int]  # events with a derivation_failures row (cleared when they derive)
+    tally: WindowTally  # what the caller's progress callback is told
     states: dict[str, NamespaceState] = field(default_factory=dict)
 
 
@@ -119,61 +123,6 @@ def wipe(conn: psycopg.Connection, namespace: str | None = None) -> None:
             return
         for table in SILVER_TABLES:
             conn.execute(f"DELETE FROM {table} WHERE namespace = %s", (namespace,))
-
-
-def _stale_namespaces(conn: psycopg.Connection, fingerprint: str) -> list[str]:
-    rows = conn.execute(
-        "SELECT DISTINCT d.namespace FROM silver.derivations d "
-        "WHERE d.fingerprint <> %s OR NOT EXISTS (SELECT 1 FROM bronze.events e WHERE e.event_id = d.bronze_event_id) "
-        "ORDER BY 1",
-        (fingerprint,),
-    ).fetchall()
-    return [r[0] for r in rows]
-
-
-def _supported_sql(column: str) -> str:
-    return f"(e.{column} >= %(lo)s AND e.{column} < %(hi)s)"
-
-
-def _pending(conn: psycopg.Connection, namespaces: list[str] | None,
-             ) -> tuple[list[list[EventInput]], list[tuple[int, str, str]]]:
-    """Events without a derivation, in namespace / received_at / event_id order, cut into windows;
-    and the events that cannot even be read, as (event_id, namespace, reason).
-
-    Read in full up front: the windows commit as they go, which would end a streaming cursor. A time
-    Python cannot hold (year 1 BC, year 10000) would fail the whole read, so an out-of-range time is
-    read as NULL with its text beside it; metadata is parsed per row for the same reason.
-    """
-    rows = conn.execute(
-        "SELECT e.event_id, e.namespace, e.source, e.source_event_id, e.kind, e.actor, e.content, "
-        f"CASE WHEN {_supported_sql('occurred_at')} THEN e.occurred_at END, "
-        f"CASE WHEN {_supported_sql('received_at')} THEN e.received_at END, "
-        "e.authority, e.provenance_root, e.metadata::text, "
-        f"CASE WHEN NOT {_supported_sql('occurred_at')} THEN e.occurred_at::text END, "
-        f"CASE WHEN NOT {_supported_sql('received_at')} THEN e.received_at::text END "
-        "FROM bronze.events e "
-        "WHERE NOT EXISTS (SELECT 1 FROM silver.derivations d WHERE d.bronze_event_id = e.event_id) "
-        "AND (%(ns)s::text[] IS NULL OR e.namespace = ANY(%(ns)s)) "
-        "ORDER BY e.namespace, e.received_at, e.event_id",
-        {"ns": namespaces, "lo": EARLIEST_TIME, "hi": LATEST_TIME},
-    ).fetchall()
-    events: list[EventInput] = []
-    refused: list[tuple[int, str, str]] = []
-    for row in rows:
-        event_id, namespace, bad_occurred, bad_received = row[0], row[1], row[12], row[13]
-        for name, text in (("occurred_at", bad_occurred), ("received_at", bad_received)):
-            if text is not None:
-                refused.append((event_id, namespace, f"{name} {text} is outside the range the "
-                                f"derivation supports ({EARLIEST_TIME:%Y-%m-%d} to {LATEST_TIME:%Y-%m-%d} UTC)"))
-                break
-        else:
-            try:
-                metadata = json.loads(row[11]) if row[11] else {}
-            except (ValueError, RecursionError) as exc:
-                refused.append((event_id, namespace, _reason(exc, "metadata could not be read")))
-                continue
-            events.append(EventInput(*row[:11], metadata=metadata or {}))
-    return [events[i : i + WINDOW] for i in range(0, len(events), WINDOW)], refused
 
 
 def fact_event_candidate(event: EventInput) -> FactCandidate:
@@ -214,13 +163,6 @@ def _poison(exc: BaseException) -> bool:
     return exc.sqlstate[:2] not in _TRANSIENT_CLASSES and exc.sqlstate not in _TRANSIENT_STATES
 
 
-def _reason(exc: BaseException, context: str | None = None) -> str:
-    """The exception's class and the first line of its message."""
-    lines = str(exc).strip().splitlines()
-    message = lines[0] if lines else "no message"
-    return f"{type(exc).__name__}: " + (f"{context}: {message}" if context else message)
-
-
 def _park(run: _Run, event_id: int, namespace: str, step: str, reason: str) -> None:
     """Record the event's failure (its own transaction) so the run goes on; the next run retries it.
 
@@ -238,6 +180,7 @@ def _park(run: _Run, event_id: int, namespace: str, step: str, reason: str) -> N
     run.conn.commit()
     run.parked.add(event_id)
     run.report.failures.append({"event_id": event_id, "namespace": namespace, "step": step, "reason": reason})
+    run.tally.update()
 
 
 def derive(
@@ -248,7 +191,7 @@ def derive(
     namespaces: list[str] | None = None,
     distiller: Distiller | None = None,
     judge: Any = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
     lock_wait_seconds: float = 300.0,
 ) -> DeriveReport:
     """Derive Silver from Bronze (incrementally, or from scratch with ``full_rebuild``), for every
@@ -258,16 +201,17 @@ def derive(
     Up to :data:`~medallion.silver.namespace_lock.LOCK_GROUP` namespaces are derived together under
     their locks; a larger scope is derived group after group, because PostgreSQL's shared lock table
     (``max_locks_per_transaction`` × ``max_connections``, 6,400 by default) cannot hold a lock for each
-    of ten thousand tenants at once."""
+    of ten thousand tenants at once.
+
+    ``progress(done, total, committed)`` follows the run (:mod:`medallion.silver.derive_progress`):
+    events committed, and ``done`` moving within a window as its events are derived."""
     scope = namespaces if namespaces is not None else bronze_namespaces(conn)
     if not conn.autocommit:
         conn.commit()  # ends the read above; the derivation manages its own transactions
     groups = lock_groups(scope)
     reports: list[DeriveReport] = []
     for group in groups:
-        done = sum(r.events + len(r.failures) for r in reports)
-        step = progress if progress is None or not reports else (
-            lambda n, total, done=done: progress(done + n, done + total))  # type: ignore[misc]
+        step = shifted(progress, sum(r.events + len(r.failures) for r in reports))
         with deriving(conn, group, lock_wait_seconds):
             reports.append(_derive(conn, settings, full_rebuild=full_rebuild,
                                    namespaces=namespaces if len(groups) == 1 else group, scope=group,
@@ -284,7 +228,7 @@ def _derive(
     scope: list[str],
     distiller: Distiller | None,
     judge: Any,
-    progress: Callable[[int, int], None] | None,
+    progress: Progress | None,
 ) -> DeriveReport:
     """The derivation itself, for the namespaces in ``scope`` (``namespaces`` None: every one, and a
     full rebuild then empties Silver as a whole)."""
@@ -311,27 +255,26 @@ def _derive(
                 for ns in namespaces:
                     wipe(conn, ns)
         else:
-            for ns in _stale_namespaces(conn, fingerprint):
+            for ns in stale_namespaces(conn, fingerprint):
                 if ns in scope:
                     wipe(conn, ns)
                     report.namespaces_rebuilt.append(ns)
-        windows, refused = _pending(conn, scope)
-        total = sum(len(w) for w in windows) + len(refused)
-        if progress is not None:
-            progress(0, total)  # the total is known before the first window is derived
+        windows, refused = pending_windows(conn, scope, WINDOW)
+        tally = WindowTally(progress, sum(len(w) for w in windows) + len(refused), report)
+        tally.update()  # the total is known before the first window is derived
         parked = {r[0] for r in conn.execute("SELECT bronze_event_id FROM silver.derivation_failures").fetchall()}
         conn.commit()
         run = _Run(conn, settings, distiller, judge, embedder, fingerprint,
-                   distill_fingerprint(distiller.name, settings.llm_model), report, parked)
+                   distill_fingerprint(distiller.name, settings.llm_model), report, parked, tally)
         if getattr(judge, "name", "heuristic") != "heuristic":  # a model's verdicts are memoised like its facts
             run.judge = distill_memo.MemoJudge(conn, judge, judge_answer_fingerprint(
                 judge.name, getattr(judge, "model", settings.llm_model)), lambda: next(iter(run.states), None))
         for event_id, namespace, reason in refused:
             _park(run, event_id, namespace, "load", reason)
         for window in windows:
+            tally.start(len(window))
             _derive_window(run, window)
-            if progress is not None:
-                progress(report.events + len(report.failures), total)
+            tally.update()
         # Overlays re-anchor against the ledger just derived (G6): those of every namespace this
         # run touched (after a full rebuild, that is every namespace in Bronze).
         touched = {e.namespace for w in windows for e in w} | {ns for _, ns, _ in refused}
@@ -363,7 +306,7 @@ def _anchor_overlays(run: _Run, namespaces: list[str]) -> None:
         except Exception as exc:
             if not _poison(exc):
                 raise
-            run.report.overlay_failures[ns] = _reason(exc)
+            run.report.overlay_failures[ns] = reason(exc)
             continue
         for status, n in counts.items():
             run.report.overlays[status] = run.report.overlays.get(status, 0) + n
@@ -406,7 +349,7 @@ def _derive_window(run: _Run, window: list[EventInput]) -> None:
                 raise
             run.conn.rollback()
             run.states.clear()
-            _park(run, event.event_id, event.namespace, step.name, _reason(exc))
+            _park(run, event.event_id, event.namespace, step.name, reason(exc))
 
 
 def _distill(run: _Run, event: EventInput) -> list[FactCandidate]:
@@ -441,8 +384,9 @@ def _derive_events(run: _Run, events: list[EventInput], done: set[int], step: _S
                 raise
             conn.rollback()
             distilled.pop(event.event_id, None)
-            _park(run, event.event_id, event.namespace, "distill", _reason(exc))
+            _park(run, event.event_id, event.namespace, "distill", reason(exc))
             done.add(event.event_id)
+        run.tally.step()
     # 2. embed every statement and chunk (with its context) of the window in one batch (cache first)
     step.name = "embed"
     turns = [e for e in events if e.event_id in distilled and e.kind not in ("document", "overlay")]
@@ -460,7 +404,9 @@ def _derive_events(run: _Run, events: list[EventInput], done: set[int], step: _S
                   for (s, e), c in zip(spans[event.event_id], chunk_contexts[event.event_id], strict=True)]
         ends[event.event_id] = slot_meaning.negations(event.content, event.actor) if event.kind in TOLD else []
         texts += slot_meaning.window_texts(distilled[event.event_id], ends[event.event_id])
-    vectors = dict(zip(texts, run.embedder.embed(texts), strict=True)) if texts else {}
+    hook = run.tally.embedding(len(texts))
+    vectors = dict(zip(texts, run.embedder.embed(texts, progress=hook), strict=True)) if texts else {}
+    run.tally.embedding_done()
     meaning = slot_meaning.meaning_for(run.embedder.fingerprint, run.embedder.embed)
     notes = {eid: [slot_meaning.remap(c, meaning, vectors) for c in cands] for eid, cands in distilled.items()}
     conn.commit()
@@ -490,6 +436,7 @@ def _derive_events(run: _Run, events: list[EventInput], done: set[int], step: _S
             continue
         _record_judge_calls(run, event.namespace)
         pending.append((event.event_id, tally))
+        run.tally.step()
         if fallible:
             step.name = "write"
             _commit(run, buffer, pending, done)
@@ -529,6 +476,7 @@ def _commit(run: _Run, buffer: WriteBuffer, pending: list[tuple[int, DeriveRepor
         report.decisions.update(tally.decisions)
         report.outcomes.update(tally.outcomes)
         report.documents.update(tally.documents)
+    run.tally.update()
 
 
 def _resolve_event(

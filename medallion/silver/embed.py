@@ -14,6 +14,7 @@ import hashlib
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -91,14 +92,14 @@ class Embedder:
         self.encoded = 0
         self.cache_hits = 0
 
-    def encode_uncached(self, texts: list[str]) -> np.ndarray:
+    def encode_uncached(self, texts: list[str], progress: Callable[[int, int], None] | None = None) -> np.ndarray:
         """Run the model (normalised vectors), in batches of texts of the same length in tokens.
 
         A batch is padded to its longest text, and the model's cost is the padded size. The library
         sorts a call's texts by their length in characters, which on conversation (short turns, a few
         long contexts) still leaves much padding in a window of a few hundred texts; batches cut from
         the order by token count, and small, waste little (about 15 % faster on LoCoMo windows,
-        ``bench/derive.py``)."""
+        ``bench/derive.py``). ``progress(encoded, len(texts))`` is called after each batch."""
         model = load_model(self.model_name)
         out = np.empty((len(texts), model.get_embedding_dimension() or DIMENSION), dtype=np.float32)
         tokens = token_counts(model, texts) if texts else []
@@ -107,10 +108,14 @@ class Embedder:
             batch = order[start:start + self.batch_size]
             out[batch] = model.encode([texts[i] for i in batch], batch_size=self.batch_size,
                                       normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+            if progress is not None:
+                progress(start + len(batch), len(order))
         return out
 
-    def embed(self, texts: list[str], namespace: str | None = None) -> list[np.ndarray]:
-        """Embeddings of ``texts`` in order, from the cache where possible."""
+    def embed(self, texts: list[str], namespace: str | None = None,
+              progress: Callable[[int, int], None] | None = None) -> list[np.ndarray]:
+        """Embeddings of ``texts`` in order, from the cache where possible; ``progress`` as for
+        :meth:`encode_uncached`, over the texts the cache lacks."""
         if not texts:
             return []
         hashes = [text_hash(t) for t in texts]
@@ -129,7 +134,7 @@ class Embedder:
         if missing:
             by_hash = {h: t for h, t in zip(hashes, texts, strict=True)}
             started = time.perf_counter()
-            vectors = self.encode_uncached([by_hash[h] for h in missing])
+            vectors = self.encode_uncached([by_hash[h] for h in missing], progress)
             latency = (time.perf_counter() - started) * 1000
             self.calls += 1
             self.encoded += len(missing)

@@ -97,7 +97,7 @@ def derivation_fingerprint(settings: Settings) -> str:
         judge_fingerprint(provider, model).encode(),
         embed_fingerprint(settings.embedding_model).encode(),
         f"threshold={settings.conflict_threshold:.4f}".encode(),
-        _code("derive.py", "chunks.py", "entities.py", "documents.py", "routing.py", "vocabulary_table.py",
-              "distill_memo.py", "restate.py", "slot_meaning.py", "slot_meaning.csv", "forget_requests.py",
-              "withhold.py"),
+        _code("derive.py", "pending.py", "chunks.py", "entities.py", "documents.py", "routing.py",
+              "vocabulary_table.py", "distill_memo.py", "restate.py", "slot_meaning.py", "slot_meaning.csv",
+              "forget_requests.py", "withhold.py"),
     )

@@ -18,8 +18,10 @@ import pytest
 
 from medallion.settings import Settings
 
-EVENTS = 400  # two windows of the engine (256 events each): counts 0, 256 and 400
-PROGRESS = re.compile(r"(\d+)/(\d+) events derived \((\d+(?:\.\d+)?)/s, ETA ([0-9:?]+)\) · ([0-9:]+) elapsed")
+EVENTS = 400  # two windows of the engine (256 events each): commits at 256 and 400
+WINDOW = 256
+PROGRESS = re.compile(r"(\d+)/(\d+) events derived(?:, (\d+) committed)? \((\d+(?:\.\d+)?)/s, ETA ([0-9:?]+)\) "
+                      r"· ([0-9:]+) elapsed")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 
 
@@ -75,14 +77,19 @@ def test_materialize_on_a_terminal_shows_counts_rate_and_eta_while_deriving(
     chunks = _run_on_a_terminal([sys.executable, "-m", "medallion.interfaces.cli", "materialize"], env, 600)
     updates = [(at, (int(m.group(1)), int(m.group(2))), m.group(0))
                for at, text in chunks for m in PROGRESS.finditer(ANSI.sub("", text))]
+    committed = [(at, int(m.group(3) or m.group(1)), int(m.group(1)))
+                 for at, text in chunks for m in PROGRESS.finditer(ANSI.sub("", text))]
     deriving = [(at, counts, line) for at, counts, line in updates if counts[0] < counts[1]]
     screen = ANSI.sub("", "".join(text for _, text in chunks))[-3000:]
-    # the count moves while Silver derives (the engine reports window by window), not only at the end
+    # the count moves while Silver derives, not only at the end, and within a window too: at least
+    # twice before the first window's 256 events commit, with the commits beside it
     counts = sorted({counts for _, counts, _ in updates})
     assert len(counts) >= 3 and counts[-1] == (EVENTS, EVENTS), screen
-    assert len({done for _, (done, _), _ in deriving}) >= 2, screen
+    assert len({done for _, (done, _), _ in deriving}) >= 4, screen
+    assert len({done for _, kept, done in committed if kept == 0 and 0 < done < WINDOW}) >= 2, screen
+    assert {kept for _, kept, _ in committed} <= {0, WINDOW, EVENTS}, screen
     assert all(float(rate) >= 0 and eta for _, _, line in deriving
-               for rate, eta in [PROGRESS.match(line).groups()[2:4]]), screen
+               for rate, eta in [PROGRESS.match(line).groups()[3:5]]), screen
     # redrawn every second while it derives: the time elapsed, and the ETA counting down between the
     # engine's reports (a generous bound on the gaps: the machine may be shared)
     shown, previous, gaps = set(), deriving[0][0], []
@@ -92,6 +99,10 @@ def test_materialize_on_a_terminal_shows_counts_rate_and_eta_while_deriving(
             gaps.append(at - previous)
             previous = at
     assert len(shown) >= 3 and max(gaps) <= 5.0, gaps
+    # and the count itself moves every second or two, from the first count to the last (the bound is
+    # generous again; before the count moved within a window, it sat still for a window at a time)
+    moves = [at for i, (at, _, done) in enumerate(committed) if i and done != committed[i - 1][2]]
+    assert len(moves) >= 4 and max(b - a for a, b in zip(moves, moves[1:], strict=False)) <= 5.0, moves
     assert any("ETA ?" not in line and "(0.0/s" not in line for line in shown), shown
     # the summary follows, on the same terminal
     assert f"silver: {EVENTS} events" in screen

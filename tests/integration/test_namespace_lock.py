@@ -86,7 +86,7 @@ def test_a_run_over_many_namespaces_locks_them_a_group_at_a_time(
     held: list[int] = []  # advisory locks the deriving session holds, seen from another session
     seen: list[tuple[int, int]] = []
     with connect(settings, "engine", autocommit=True) as watcher:
-        def progress(done: int, total: int) -> None:
+        def progress(done: int, total: int, committed: int) -> None:
             seen.append((done, total))
             held.append(watcher.execute(
                 "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = %s AND granted",

@@ -160,7 +160,7 @@ def erase_approve(
             task = bar.add_task("derive", total=None)
             forgotten = forget.approve_and_forget(
                 conn, engine, settings, request_id, **who,
-                progress=lambda n, total: bar.update(task, completed=n, total=total))
+                progress=lambda n, total, _committed: bar.update(task, completed=n, total=total))
     except erasure.ErasureError as exc:
         fail(str(exc), 2 if exc.denied else 1)
     done, report = forgotten.approved, forgotten.rederived

@@ -1,8 +1,11 @@
 """``medallion materialize``: run the Dagster job in-process and summarise what each layer did.
 
-While Silver derives, stderr shows events derived / total with a rate and an ETA: a live line on a
-terminal, redrawn every second (the count moves as the derive steps report it, window by window; the
-rate, the ETA counting down and the time elapsed between reports), else one line per update.
+While Silver derives, stderr shows events derived / total with a rate and an ETA, and the events
+committed while they trail the count: a live line on a terminal, redrawn every second (the count moves
+as the derive steps report it, about every second: within a window of events as they are distilled,
+embedded and resolved, see :mod:`medallion.silver.derive_progress`; the committed count window by
+window; the ETA counts down and the time elapsed between reports), else a line every few seconds and
+the last.
 
 The live line is drawn on a copy of the terminal's descriptor taken before the runs start: Dagster
 captures a step's stdout and stderr into its compute log by pointing descriptors 1 and 2 at a file
@@ -89,7 +92,7 @@ def _terminal() -> Iterator[Console]:
 
 
 class _Pace(ProgressColumn):
-    """``done/total events derived (rate/s, ETA m:ss) · m:ss elapsed``: the count and rate as last
+    """``done/total events derived, n committed (rate/s, ETA m:ss) · m:ss elapsed``: the counts and rate as last
     reported, the ETA counted down since that report and the time since the run began, so that the
     line moves every second between the derive steps' reports."""
 
@@ -103,21 +106,33 @@ class _Pace(ProgressColumn):
         reported = task.fields.get("reported")
         if reported is None:
             return Text(elapsed)
-        done, total, rate, at = reported
+        done, total, rate, at, committed = reported
         left = (total - done) / rate - (now - at) if rate > 0 and done < total else None
-        return Text(f"{self.describe(done, total, rate, left)} · {elapsed}")
+        return Text(f"{self.describe(done, total, rate, left, committed)} · {elapsed}")
+
+
+LINE_SECONDS = 5.0  # off a terminal, a progress line at most this often (and always the last)
 
 
 @contextmanager
-def _progress(job: str) -> Iterator[Callable[[int, int, float], None]]:
-    """A ``progress(done, total, rate)`` for :func:`run_job`, shown on stderr: a bar with the count,
-    rate and ETA on a terminal, redrawn every second; else a line per update (logs and CI keep them)."""
+def _progress(job: str) -> Iterator[Callable[[int, int, float, int], None]]:
+    """A ``progress(done, total, rate, committed)`` for :func:`run_job`, shown on stderr: a bar with
+    the counts, rate and ETA on a terminal, redrawn every second; else a line every few seconds and
+    the last (logs and CI keep them)."""
     from dagster_project.runs import clock_text, progress_text
 
     with _terminal() as console:
         if not console.is_terminal:
-            yield lambda done, total, rate: console.print(f"silver: {progress_text(done, total, rate)}",
-                                                          highlight=False)
+            last = [float("-inf")]
+
+            def line(done: int, total: int, rate: float, committed: int) -> None:
+                now = time.monotonic()
+                if committed < total and now - last[0] < LINE_SECONDS:
+                    return
+                last[0] = now
+                console.print(f"silver: {progress_text(done, total, rate, committed=committed)}", highlight=False)
+
+            yield line
             return
         columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                    _Pace(progress_text, clock_text))
@@ -126,8 +141,8 @@ def _progress(job: str) -> Iterator[Callable[[int, int, float], None]]:
                       redirect_stdout=False, redirect_stderr=False) as bar:
             task = bar.add_task(f"running {job}", total=None)
 
-            def show(done: int, total: int, rate: float) -> None:
-                bar.update(task, description="deriving Silver" if done < total else f"running {job}",
-                           completed=done, total=total, reported=(done, total, rate, time.monotonic()))
+            def show(done: int, total: int, rate: float, committed: int) -> None:
+                bar.update(task, description="deriving Silver" if committed < total else f"running {job}",
+                           completed=done, total=total, reported=(done, total, rate, time.monotonic(), committed))
 
             yield show
