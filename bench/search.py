@@ -21,8 +21,9 @@ live?"); recall sanity = the share of searches whose top 10 holds the fact the q
 ``search`` latency is measured with the query embedding already cached (the bare query gets
 precomputed vectors too, so the ratio compares like with like); one pass over 50 queries with the
 cache cleared gives the latency including query encoding. The other figures are medians over
-``--repeats`` passes. A diagnostic breakdown times the statements ``search`` and ``current`` run
-(``serve/search.py``'s stages) one by one, so a missed target comes with its cause.
+``--repeats`` passes. A diagnostic breakdown times the parts of a search (its vector and full-text
+lists and the hydration, each run alone) next to its one statement (``serve/retrieve.py``), and the
+statements ``current`` runs, so a missed target comes with its cause.
 
     python bench/search.py [--facts 100000] [--queries 200] [--lookups 500] [--repeats 3] [--quick]
 """
@@ -46,6 +47,7 @@ from bench.common import bench_settings, median, write_result  # noqa: E402
 from bench.search_data import NAMESPACE, QUESTIONS, build_dataset  # noqa: E402
 from medallion.bronze.ingest import ingest_events  # noqa: E402
 from medallion.db.connection import connect  # noqa: E402
+from medallion.serve import retrieve  # noqa: E402
 from medallion.serve import search as searching  # noqa: E402
 from medallion.serve.tools import open_tools  # noqa: E402
 from medallion.silver import entities as ent  # noqa: E402
@@ -255,6 +257,12 @@ def diagnose(tools, engine, admin, settings, queries: list[str], sources: list[d
             clock("search: hydrate candidates with FACT_SELECT (tool)", conn, hydrate, {**params, "ids": ids})
             if no_prov:
                 clock("search: same, without the event_provenance join", conn, no_prov, {**params, "ids": ids})
+            # the whole read of a search: its one statement (serve/retrieve.py), prepared as search prepares it
+            request = searching.SearchRequest(namespace=NAMESPACE, query=query)
+            reading = searching.plan(request, params)
+            t0 = time.perf_counter()
+            retrieve.fetch(conn, reading, params)
+            times.setdefault("search: the one statement (tool)", []).append((time.perf_counter() - t0) * 1000)
     for subject, pred in lookups:
         with tools.scope([NAMESPACE]) as conn:
             t0 = time.perf_counter()

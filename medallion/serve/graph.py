@@ -445,6 +445,12 @@ def mentions(conn: psycopg.Connection, namespace: str, query: str) -> list[Menti
         "SELECT entity_id, canonical_name, normalized_name, aliases FROM silver.entities "
         "WHERE namespace = %(ns)s AND aliases && %(aliases)s",
         {"ns": namespace, "keys": list(keys), "aliases": [k for k in keys if len(k) > 2]}).fetchall()
+    return mentions_in(rows, keys)
+
+
+def mentions_in(rows: Iterable[tuple[str, str, str, Sequence[str]]], keys: dict[str, tuple[int, int]]) -> list[Mention]:
+    """The mentions of the entity rows (entity_id, canonical name, normalised name, aliases) found by
+    ``keys`` (:func:`mention_keys`), picked by :func:`pick_mentions`."""
     found = []
     for entity_id, name, normalized, aliases in rows:
         spans = [keys[k] for k in (normalized, *[a for a in aliases if len(a) > 2]) if k in keys]
@@ -457,9 +463,9 @@ def mentions(conn: psycopg.Connection, namespace: str, query: str) -> list[Menti
 # A hop can be followed when it is believed (now, or at the as-of time) and no person's edit or
 # redaction touches its value: the ledger's link must not reveal what a person masked. It leads along
 # its edge, or (no edge) to the entity its literal value names, see :func:`hops`.
-_FOLLOWABLE = ("({believed}) AND NOT EXISTS (SELECT 1 FROM silver.overlays o "
-               "WHERE o.fact_id = f.fact_id AND o.status IN ('anchored', 'reanchored') AND o.action <> 'annotate'"
-               "{touches})")
+FOLLOWABLE = ("({believed}) AND NOT EXISTS (SELECT 1 FROM silver.overlays o "
+              "WHERE o.fact_id = f.fact_id AND o.status IN ('anchored', 'reanchored') AND o.action <> 'annotate'"
+              "{touches})")
 
 
 def hops(conn: psycopg.Connection, *, source: str, where: str, params: dict[str, Any], nodes: list[str],
@@ -477,12 +483,12 @@ def hops(conn: psycopg.Connection, *, source: str, where: str, params: dict[str,
     inverse = step is not None and step.inverse
     near = "1 - (f.embedding <=> %(q)s::vector)" if params.get("q") else "NULL::float8"
     if inverse:
-        followable = _FOLLOWABLE.format(believed=believed, touches="")
+        followable = FOLLOWABLE.format(believed=believed, touches="")
         sql = (f"SELECT g.object_id, f.predicate, CASE WHEN {followable} THEN f.subject_id END, f.fact_id, "
                f"NULL, {near} FROM {source} f JOIN silver.edges g ON g.fact_id = f.fact_id "
                f"WHERE {where} AND g.object_id = ANY(%(hop_nodes)s)")
     else:
-        followable = _FOLLOWABLE.format(believed=believed, touches=" AND position(o.exact in f.value_text) > 0")
+        followable = FOLLOWABLE.format(believed=believed, touches=" AND position(o.exact in f.value_text) > 0")
         sql = (f"SELECT f.subject_id, f.predicate, CASE WHEN g.object_id IS NOT NULL AND {followable} "
                f"THEN g.object_id END, f.fact_id, CASE WHEN g.object_id IS NULL AND {followable} "
                f"THEN f.value_text END, {near} FROM {source} f LEFT JOIN silver.edges g ON g.fact_id = f.fact_id "

@@ -27,20 +27,19 @@ this stage does what that reader does, without naming any relation:
 
 A question about the past ("where did she work before", "in 2019", "used to") keeps the fused
 order, so older turns stay reachable; so does a search ``as_of`` a moment (the ledger of then
-answers). The stage uses the embeddings already stored with facts and chunks (one SQL statement for
-the window, no model call); the pure part is :func:`newest_first`.
+answers). The stage uses the embeddings already stored with facts and chunks (no model call), read by
+search's one statement through :data:`ITEMS_SQL`; the pure part is :func:`newest_first`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 import numpy as np
-import psycopg
 
 from medallion.silver.chunks import speaker
 
@@ -197,10 +196,16 @@ def newest_first(items: Sequence[Candidate], threshold: float = SIMILAR,
 
 
 # ------------------------------------------------------------------ over served results
-_ITEMS_SQL = """
+# What the stage reads of the candidates whose ids the subqueries ``{facts}`` and ``{chunks}`` give:
+# (id, embedding, names, cardinalities, speaker, context). Search embeds it in its one statement
+# (``serve/retrieve.py``) for every candidate that may reach the window. Each fact is looked up by
+# its key (a lateral probe), however many candidates the planner expects.
+ITEMS_SQL = """
 SELECT f.fact_id, f.embedding, ARRAY[e.canonical_name] || e.aliases, ARRAY[f.cardinality], NULL::text, NULL::text
-FROM silver.facts f JOIN silver.entities e ON e.entity_id = f.subject_id
-WHERE f.fact_id = ANY(%(facts)s)
+FROM (SELECT DISTINCT id FROM ({facts}) ids (id)) ids
+CROSS JOIN LATERAL (SELECT f.fact_id, f.embedding, f.subject_id, f.cardinality FROM silver.facts f
+                    WHERE f.fact_id = ids.id) f
+JOIN silver.entities e ON e.entity_id = f.subject_id
 UNION ALL
 SELECT c.chunk_id, c.embedding, coalesce(x.names, '{}'), coalesce(x.cards, '{}'), p.actor, c.context
 FROM silver.chunks c
@@ -211,8 +216,13 @@ LEFT JOIN LATERAL (SELECT array_agg(DISTINCT e.canonical_name) AS names, array_a
                    WHERE f.bronze_event_id = c.bronze_event_id
                      AND (f.span_start IS NULL OR f.span_end IS NULL
                           OR (f.span_start < c.char_end AND c.char_start < f.span_end))) x ON true
-WHERE c.chunk_id = ANY(%(chunks)s)
+WHERE c.chunk_id IN ({chunks})
 """
+
+
+def items_sql(facts: str, chunks: str) -> str:
+    """:data:`ITEMS_SQL` over the ids the subqueries ``facts`` and ``chunks`` give."""
+    return ITEMS_SQL.replace("{facts}", facts).replace("{chunks}", chunks)
 
 
 def _when(value: Any) -> datetime | None:
@@ -236,13 +246,11 @@ def _window(results: Sequence[dict[str, Any]], events: int) -> int:
     return len(results)
 
 
-def candidates(conn: psycopg.Connection, results: Sequence[dict[str, Any]],
+def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, Any]],
                query: Sequence[float]) -> list[Candidate]:
     """The results as candidates: their stored embeddings and closeness to the ``query`` vector, the
-    names they are about, their time, and the turns their embedding carries as context."""
-    facts = [r["fact_id"] for r in results if r.get("kind") == "fact"]
-    chunks = [r["chunk_id"] for r in results if r.get("kind") == "chunk"]
-    rows = {row[0]: row for row in conn.execute(_ITEMS_SQL, {"facts": facts, "chunks": chunks}).fetchall()}
+    names they are about, their time, and the turns their embedding carries as context. ``rows`` are
+    the :data:`ITEMS_SQL` rows by id (a result without one has no vector and no names)."""
     chunk_texts = [(_event(r), str(r.get("statement") or "").strip()[:_QUOTED])
                    for r in results if r.get("kind") == "chunk"]
     out = []
@@ -282,18 +290,20 @@ def question_subjects(question: str, items: Sequence[Candidate]) -> list[frozens
     return list(dict.fromkeys(n for item in items for n in item.names if n and n <= asked))
 
 
-def reorder(conn: psycopg.Connection, question: str, query: Sequence[float], results: list[dict[str, Any]],
-            threshold: float = SIMILAR, events: int = WINDOW_EVENTS) -> list[dict[str, Any]]:
+def reorder(question: str, query: Sequence[float], results: list[dict[str, Any]],
+            items: Mapping[str, Sequence[Any]], threshold: float = SIMILAR,
+            events: int = WINDOW_EVENTS) -> list[dict[str, Any]]:
     """``results`` (served, best first) with the present winning inside each cluster of the window,
-    each moved item taking the score of the place it takes; unchanged for a question not about now."""
+    each moved item taking the score of the place it takes; unchanged for a question not about now.
+    ``items`` are the :data:`ITEMS_SQL` rows of the results, by id."""
     if not about_the_present(question):
         return results
     size = _window(results, events)
     if size < 2:
         return results
     head = results[:size]
-    items = candidates(conn, head, query)
-    order = newest_first(items, threshold, question_subjects(question, items))
+    found = candidates(items, head, query)
+    order = newest_first(found, threshold, question_subjects(question, found))
     if order == list(range(size)):
         return results
     moved = [{**head[source], "score": head[place]["score"]} for place, source in enumerate(order)]

@@ -11,8 +11,11 @@ what was found by redacted words. For a question about now, ``serve/present.py``
 of similar candidates about one subject first. Grouping keeps one result per event, its other hits
 under ``same_event``.
 
-Every statement runs on the caller's connection, inside the row-level-security scope the caller
-opened; nothing here checks capabilities (``serve/tools.py`` does, before it opens the scope).
+The stages read nothing themselves: one statement (``serve/retrieve.py``) returns every list, the
+graph's neighbourhood and the rows of every candidate a stage may need, and the stages pick from it
+(a walk past that neighbourhood reads on, ``serve/search_graph.py``). It runs on the caller's
+connection, inside the row-level-security scope the caller opened; nothing here checks capabilities
+(``serve/tools.py`` does, before it opens the scope).
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from typing import Any
 
 import psycopg
 
-from medallion.serve import fusion, graph, present, served
+from medallion.serve import fusion, graph, present, retrieve, search_graph, served
+from medallion.silver import entities
 from medallion.silver import queries as silver_queries
 from medallion.silver.embed import load_model
 
@@ -72,11 +76,13 @@ class Candidates:
 
     lists: dict[str, list[str]] = field(default_factory=dict)
     graph_weight: float = 1.0
-    chunk_rows: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # chunk_id -> its row (see _chunk_rows)
+    chunk_rows: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # chunk_id -> its row (Fetched.chunks)
     source: str = "silver.facts"  # the facts relation: the ledger, or as believed at as_of
     params: dict[str, Any] = field(default_factory=dict)
     fact_ids: list[str] = field(default_factory=list)  # every fact candidate, once
     event_of: dict[str, Any] = field(default_factory=dict)  # fact or chunk id -> its Bronze event
+    fetched: retrieve.Fetched = field(default_factory=retrieve.Fetched)  # the statement's rows
+    plan: retrieve.Plan | None = None  # what the statement read
 
 
 def words(text: str) -> set[str]:
@@ -123,63 +129,83 @@ def tsqueries(query: str) -> dict[str, str | None]:
 
 
 def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]) -> list[dict[str, Any]]:
-    """The request's k results, best first (facts and chunks, as served)."""
+    """The request's k results, best first (facts and chunks, as served), read in one statement
+    (``serve/retrieve.py``)."""
     found = candidates(conn, request, vector)
-    if found is None:
-        return []
-    standing = verify(conn, request, found)
+    standing = verify(request, found)
     scores = fuse(found)
     results = serve(conn, request, found, scores, standing)
     results.sort(key=lambda r: (-r["score"], r["kind"], r.get("fact_id") or r.get("chunk_id")))
     if request.as_of is None:  # at a past moment the ledger of then answers; about now, the newest first
-        results = present.reorder(conn, request.query, vector, results)
+        results = present.reorder(request.query, vector, results, _items(conn, found, results))
     return (group_by_event(results) if request.per_event else results)[:request.k]
 
 
-def candidates(conn: psycopg.Connection, request: SearchRequest, vector: list[float]) -> Candidates | None:
-    """Every ranked list of the request; ``None`` when its subject names no entity."""
+def plan(request: SearchRequest, params: dict[str, Any]) -> retrieve.Plan:
+    """What the request reads, and its parameters added to ``params``."""
     filters = ["f.namespace = %(ns)s", "f.embedding IS NOT NULL"]
-    params: dict[str, Any] = {"ns": request.namespace, "q": str(vector), "n": CANDIDATES,
-                              **tsqueries(request.query)}
-    if not served.slot_filters(conn, request.namespace, request.subject, request.predicate, filters, params):
-        return None
+    if request.subject:  # the entities the subject names (entities.find), inside the statement
+        filters.append(served.SUBJECT_NAMED)
+        params["subject"] = entities.normalize(request.subject)
+    if request.predicate:
+        filters.append("f.predicate = %(p)s")
+        params["p"] = request.predicate
     if request.min_authority is not None:
         filters.append("f.authority <= %(auth)s")
         params["auth"] = int(request.min_authority)
-    source = "silver.facts"
     when = request.as_of
-    if when is not None:
-        source = "silver.facts_as_of(%(ns)s, %(when)s, %(when)s)"
-        params["when"] = when
-    elif not request.include_superseded:
+    if when is None and not request.include_superseded:
         filters.append("f.valid_to IS NULL")
-    where = " AND ".join(filters)
-    found = Candidates(source=source, params=params)
+    filtered = request.narrowed or when is not None
+    keys = graph.mention_keys(request.query)
+    params.update(when=when, before=when, fts_n=CANDIDATES * 4 if filtered else CANDIDATES,
+                  current_only=when is None and not request.include_superseded, keys=list(keys),
+                  aliases=[k for k in keys if len(k) > 2], hop_rows=graph.HOP_ROWS, hop_nodes=retrieve.HOP_NODES)
+    chunks = request.include_chunks and not request.narrowed
+    return retrieve.Plan(
+        source="silver.facts" if when is None else "src", where=" AND ".join(filters),
+        believed="f.valid_to IS NULL" if when is None else "TRUE", as_of=when is not None,
+        text=bool(params["tsq"]), filtered=filtered, chunks=chunks,
+        graph=bool(keys) and bool(graph.query_words(request.query)),
+        present=when is None and present.about_the_present(request.query),
+        superseding=chunks and request.include_superseded)
+
+
+def candidates(conn: psycopg.Connection, request: SearchRequest, vector: list[float]) -> Candidates:
+    """Every ranked list of the request, and the rows the later stages read, from one statement."""
+    params: dict[str, Any] = {"ns": request.namespace, "q": str(vector), "n": CANDIDATES, **tsqueries(request.query)}
+    reading = plan(request, params)
+    fetched = retrieve.fetch(conn, reading, params)
+    # the walk's own statements (when it goes past what was read ahead) see the facts relation by name
+    source = "silver.facts" if request.as_of is None else "silver.facts_as_of(%(ns)s, %(when)s, %(when)s)"
+    found = Candidates(source=source, params=params, fetched=fetched, plan=reading)
     lists = found.lists
-    fact_vector = [(r[0], 1.0 - float(r[1])) for r in conn.execute(
-        f"SELECT f.fact_id, f.embedding <=> %(q)s::vector FROM {source} f WHERE {where} "
-        "ORDER BY f.embedding <=> %(q)s::vector LIMIT %(n)s", params).fetchall()]
-    fact_text = _fact_text_list(conn, request, source, where, params) if params["tsq"] else []
+    fact_vector = fetched.lists.get("fv", [])
+    fact_text = fetched.lists.get("ft", [])
     # the graph's answer: the slots the question names, and multi-hop paths over current beliefs
-    lists["graph"], found.graph_weight = graph.search_list(
-        conn, request.namespace, request.query, source=source, where=where, params=params,
-        believed="f.valid_to IS NULL" if when is None else "TRUE", limit=CANDIDATES)
-    chunk_vector: list[tuple[str, float]] = []
-    chunk_text: list[tuple[str, float]] = []
-    if request.include_chunks and not request.narrowed:
-        chunk_vector, chunk_text = _chunk_lists(conn, request, params, lists)
+    lists["graph"], found.graph_weight = search_graph.search_list(
+        conn, fetched, request.namespace, request.query, source=source, where=reading.where, params=params,
+        believed=reading.believed, limit=CANDIDATES) if reading.graph else ([], 1.0)
+    chunk_vector = fetched.lists.get("cv", [])
+    chunk_text = fetched.lists.get("ct", [])
+    if reading.chunks:
+        lists["passage_vector"] = [cid for cid, _ in fetched.lists.get("pv", [])]
+        if reading.text:
+            lists["passage_text"] = [cid for cid, _ in fetched.lists.get("pt", [])]
     lists["vector"] = merged(fact_vector, chunk_vector, limit=CANDIDATES)
-    if params["tsq"]:
+    if reading.text:
         lists["text"] = merged(fact_text, chunk_text, limit=CANDIDATES)
     is_fact = {fid for fid, _ in fact_vector + fact_text}
     found.fact_ids = list(dict.fromkeys(
         [i for i in lists["vector"] + lists.get("text", []) if i in is_fact] + lists["graph"]))
     chunk_ids = list(dict.fromkeys(i for name in ("vector", "text", "passage_vector", "passage_text")
                                    for i in lists.get(name, []) if i not in is_fact))
-    found.chunk_rows = _chunk_rows(conn, chunk_ids)
-    found.event_of = dict(conn.execute(
-        "SELECT fact_id, bronze_event_id FROM silver.facts WHERE fact_id = ANY(%s)", (found.fact_ids,)).fetchall()
-        if found.fact_ids else [])
+    found.chunk_rows = {cid: fetched.chunks[cid] for cid in chunk_ids if cid in fetched.chunks}
+    unread = [fid for fid in found.fact_ids if fid not in fetched.asked]  # found by a walk past the read-ahead
+    found.event_of = {fid: fetched.event_of[fid] for fid in found.fact_ids if fid in fetched.event_of}
+    if unread:
+        found.event_of.update(conn.execute(
+            "SELECT fact_id, bronze_event_id FROM silver.facts WHERE fact_id = ANY(%s)", (unread,)).fetchall())
     found.event_of.update({cid: row[1] for cid, row in found.chunk_rows.items()})
     return found
 
@@ -198,79 +224,13 @@ def merged(*ranked: list[tuple[str, float]], limit: int) -> list[str]:
     return list(dict.fromkeys(item for *_, item in pool))[:limit]
 
 
-def _fact_text_list(conn: psycopg.Connection, request: SearchRequest, source: str, where: str,
-                    params: dict[str, Any]) -> list[tuple[str, float]]:
-    """Full-text (BM25) fact candidates and their scores through the owner function (the GIN index
-    cannot serve ``@@`` under row-level security), then the same filters as the vector list, in rank
-    order."""
-    filtered = request.narrowed or request.as_of is not None
-    rows = conn.execute(
-        "SELECT fact_id, rank FROM silver.fts_facts(%(ns)s, %(tsq_all)s, %(tsq_pairs)s, %(tsq)s, %(fts_n)s, "
-        "%(current_only)s)",
-        {**params, "fts_n": CANDIDATES * 4 if filtered else CANDIDATES,
-         "current_only": request.as_of is None and not request.include_superseded},
-    ).fetchall()
-    if filtered:  # the function filters by namespace and currency only: apply the rest, keep its order
-        keep = {r[0] for r in conn.execute(
-            f"SELECT f.fact_id FROM {source} f WHERE {where} AND f.fact_id = ANY(%(ids)s)",
-            {**params, "ids": [r[0] for r in rows]}).fetchall()}
-        rows = [r for r in rows if r[0] in keep][:CANDIDATES]
-    return [(r[0], float(r[1])) for r in rows]
-
-
-def _chunk_lists(conn: psycopg.Connection, request: SearchRequest, params: dict[str, Any],
-                 lists: dict[str, list[str]]) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
-    """Add the passage lists (vector and full text over whole passages) to ``lists``; return the
-    chunk candidates of the vector and the full-text view with their scores (every chunk: passages
-    and sentences), to be merged with the facts'."""
-    cfilter = "c.namespace = %(ns)s AND c.embedding IS NOT NULL"
-    if request.as_of is not None:
-        cfilter += " AND c.occurred_at <= %(when)s"
-    # every chunk, then whole passages only: a turn is also found by what it says as a whole
-    scored: dict[str, list[tuple[str, float]]] = {}
-    for name, unit_filter in (("chunk_vector", ""), ("passage_vector", " AND c.unit = 'passage'")):
-        scored[name] = [(r[0], 1.0 - float(r[1])) for r in conn.execute(
-            f"SELECT c.chunk_id, c.embedding <=> %(q)s::vector FROM silver.chunks c WHERE {cfilter}{unit_filter} "
-            "ORDER BY c.embedding <=> %(q)s::vector LIMIT %(n)s", params).fetchall()]
-    if params["tsq"]:
-        for name, function in (("chunk_text", "fts_chunks"), ("passage_text", "fts_passages")):
-            scored[name] = [(r[0], float(r[1])) for r in conn.execute(
-                f"SELECT chunk_id, rank FROM silver.{function}(%(ns)s, %(tsq_all)s, %(tsq_pairs)s, %(tsq)s, "
-                "%(n)s, %(before)s)", {**params, "before": request.as_of}).fetchall()]
-    lists["passage_vector"] = [cid for cid, _ in scored["passage_vector"]]
-    if "passage_text" in scored:
-        lists["passage_text"] = [cid for cid, _ in scored["passage_text"]]
-    return scored["chunk_vector"], scored.get("chunk_text", [])
-
-
-def _chunk_rows(conn: psycopg.Connection, chunk_ids: list[str]) -> dict[str, tuple[Any, ...]]:
-    """The rows of the candidate chunks: (chunk_id, bronze_event_id, char_start, char_end, text,
-    occurred_at, provenance_root, source, source_event_id, unit)."""
-    if not chunk_ids:
-        return {}
-    return {row[0]: row for row in conn.execute(
-        "SELECT c.chunk_id, c.bronze_event_id, c.char_start, c.char_end, c.text, c.occurred_at, "
-        "c.provenance_root, p.source, p.source_event_id, c.unit FROM silver.chunks c "
-        "LEFT JOIN LATERAL (SELECT p.source, p.source_event_id FROM gold.event_provenance p "
-        "WHERE p.event_id = c.bronze_event_id OFFSET 0) p ON true "
-        "WHERE c.chunk_id = ANY(%s)", (chunk_ids,)).fetchall()}
-
-
-def verify(conn: psycopg.Connection, request: SearchRequest, found: Candidates) -> dict[str, fusion.ChunkStanding]:
+def verify(request: SearchRequest, found: Candidates) -> dict[str, fusion.ChunkStanding]:
     """Each chunk's standing in the ledger: the facts of its event overlapping it, believed now (or
     at ``as_of``: those of ``facts_as_of``, among the facts recorded and valid by then) or not."""
     if not found.chunk_rows:
         return {}
-    believed, existed = "f.valid_to IS NULL", ""
-    if request.as_of is not None:
-        believed = ("f.fact_id IN (SELECT a.fact_id FROM silver.facts_as_of(%(ns)s, %(when)s, %(when)s) a "
-                    "WHERE a.bronze_event_id = ANY(%(events)s))")
-        existed = " AND f.recorded_at <= %(when)s AND f.valid_from <= %(when)s"
-    rows = conn.execute(
-        f"SELECT f.fact_id, f.bronze_event_id, f.span_start, f.span_end, {believed}, f.superseded_by "
-        f"FROM silver.facts f WHERE f.namespace = %(ns)s AND f.bronze_event_id = ANY(%(events)s){existed}",
-        {**found.params, "events": sorted({r[1] for r in found.chunk_rows.values()})}).fetchall()
-    return fusion.chunk_standing({cid: (r[1], r[2], r[3]) for cid, r in found.chunk_rows.items()}, rows)
+    return fusion.chunk_standing({cid: (r[1], r[2], r[3]) for cid, r in found.chunk_rows.items()},
+                                 found.fetched.standing)
 
 
 def fuse(found: Candidates) -> dict[str, float]:
@@ -284,20 +244,24 @@ def serve(conn: psycopg.Connection, request: SearchRequest, found: Candidates, s
     standing; anything found by words a person redacted is dropped, and redacted phrases are masked
     in chunk snippets."""
     k = request.k
-    fact_ids = found.fact_ids
-    # only the best candidates are loaded in full (room for those a redaction removes)
-    best = sorted(fact_ids, key=lambda fid: (-scores[fid], fid))[:max(3 * k, 30)]
-    facts = served.served_facts(conn, "f.fact_id = ANY(%(ids)s)", {**found.params, "ids": best},
-                                source=found.source, keep_redactions=True) if best else []
+    fetched = found.fetched
+    # only the best candidates are served (room for those a redaction removes)
+    best = sorted(found.fact_ids, key=lambda fid: (-scores[fid], fid))[:max(3 * k, 30)]
+    facts = [served.composed_row(fetched.facts[fid]) for fid in best if fid in fetched.facts]
+    unread = [fid for fid in best if fid not in fetched.asked]
+    if unread:
+        facts += served.served_facts(conn, "f.fact_id = ANY(%(ids)s)", {**found.params, "ids": unread},
+                                     source=found.source, keep_redactions=True)
     query_words = words(request.query) - STOP_WORDS
     results: list[dict[str, Any]] = []
-    redacted_by_event = served.redactions_by_event(conn, sorted({r[1] for r in found.chunk_rows.values()}))
+    events = {r[1] for r in found.chunk_rows.values()}
+    redacted_by_event = {e: phrases for e, phrases in fetched.redactions.items() if e in events}
     for fact in facts:
         if _found_by(fact.get("_redacted") or [], query_words):
             continue  # a search for redacted words does not return the fact
         boost = 1.0 + 0.1 * float(fact.get("importance") or 0) + 0.05 * served.freshness(fact)
         results.append({**served.finish(fact), "score": round(scores[fact["fact_id"]] * boost, 6), "kind": "fact"})
-    superseding = _superseding(conn, standing, request.include_superseded)
+    superseding = _superseding(fetched, standing, request.include_superseded)
     for cid, row in found.chunk_rows.items():
         _, event_id, start, end, text, occurred_at, root, src, seid, unit = row
         stands = standing.get(cid, fusion.ChunkStanding())
@@ -323,19 +287,33 @@ def serve(conn: psycopg.Connection, request: SearchRequest, found: Candidates, s
     return results
 
 
+def _items(conn: psycopg.Connection, found: Candidates, results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The present stage's rows of the results: read by the statement when the stage runs (a fact the
+    walk found past its read-ahead is read here)."""
+    if found.plan is None or not found.plan.present:
+        return {}
+    items = found.fetched.items
+    unread = [r["fact_id"] for r in results if r.get("kind") == "fact" and r["fact_id"] not in found.fetched.asked]
+    if unread:
+        sql = present.items_sql("SELECT unnest(%(facts)s::text[])", "SELECT NULL::text WHERE false")
+        items = {**items, **{row[0]: row for row in conn.execute(sql, {"facts": unread}).fetchall()}}
+    return items
+
+
 def _found_by(redacted: list[str], query_words: set[str]) -> bool:
     """Whether the query asks for words a person redacted (then the item is not returned at all)."""
     return any(query_words & words(phrase) for phrase in redacted)
 
 
-def _superseding(conn: psycopg.Connection, standing: dict[str, fusion.ChunkStanding],
+def _superseding(fetched: retrieve.Fetched, standing: dict[str, fusion.ChunkStanding],
                  include_superseded: bool) -> dict[str, dict[str, Any]]:
     """The facts that closed the facts of superseded chunks, as served (overlays applied), by id."""
     ids = sorted({f for s in standing.values() if not s.current for f in s.superseded_by})
     if not include_superseded or not ids:
         return {}
+    composed = [served.finish(served.composed_row(fetched.superseding[f])) for f in ids if f in fetched.superseding]
     return {f["fact_id"]: {"fact_id": f["fact_id"], "statement": f["statement"], "current": f["current"]}
-            for f in served.served_facts(conn, "f.fact_id = ANY(%(ids)s)", {"ids": ids})}
+            for f in composed}
 
 
 def group_by_event(results: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -110,11 +110,14 @@ def served_facts(conn: psycopg.Connection, where: str, params: dict[str, Any], *
     sql = FACT_SELECT.format(source=source) + f"WHERE {where} ORDER BY {order}"
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
-    composed = []
-    for row in conn.execute(sql, params).fetchall():
-        applied = [{**o, "span": tuple(o["span"])} for o in (row[-1] or [])]
-        composed.append(compose(silver_queries.as_json(row[:-1]), applied))
+    composed = [composed_row(row) for row in conn.execute(sql, params).fetchall()]
     return composed if keep_redactions else [finish(r) for r in composed]
+
+
+def composed_row(row: Sequence[Any]) -> dict[str, Any]:
+    """One row of :data:`FACT_SELECT` composed with its overlays (not yet finished, see :func:`compose`)."""
+    applied = [{**o, "span": tuple(o["span"])} for o in (row[-1] or [])]
+    return compose(silver_queries.as_json(tuple(row[:-1])), applied)
 
 
 def redactions_by_event(conn: psycopg.Connection, event_ids: Sequence[int]) -> dict[int, list[str]]:
@@ -170,13 +173,15 @@ def history(conn: psycopg.Connection, namespace: str, subject: str, predicate: s
     return _slot(conn, namespace, subject, predicate, "", HISTORY_ORDER)
 
 
+# The entities a name names (entities.find), as a condition on ``f``: a slot read is one statement.
+SUBJECT_NAMED = ("f.subject_id IN (SELECT e.entity_id FROM silver.entities e WHERE e.namespace = %(ns)s "
+                 "AND (e.normalized_name = %(subject)s OR %(subject)s = ANY(e.aliases)))")
+
+
 def _slot(conn: psycopg.Connection, namespace: str, subject: str, predicate: str, extra: str,
           order: str) -> list[dict[str, Any]]:
-    ids = entities.find(conn, namespace, subject)
-    if not ids:
-        return []
-    return served_facts(conn, f"f.namespace = %(ns)s AND f.subject_id = ANY(%(ids)s) AND f.predicate = %(p)s {extra}",
-                        {"ns": namespace, "ids": ids, "p": predicate}, order=order)
+    return served_facts(conn, f"f.namespace = %(ns)s AND {SUBJECT_NAMED} AND f.predicate = %(p)s {extra}",
+                        {"ns": namespace, "subject": entities.normalize(subject), "p": predicate}, order=order)
 
 
 def as_of(conn: psycopg.Connection, namespace: str, *, valid_at: datetime, recorded_at: datetime,

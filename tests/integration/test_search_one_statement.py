@@ -1,0 +1,138 @@
+"""Search reads in one statement (issue 33 point 4, ``serve/retrieve.py``), on a real database.
+
+Why: every statement is a round trip and a plan; a search used to run about a dozen (one per list,
+per graph hop, per stage), which made it 30× a bare vector probe. A caller depends on search being
+one statement whatever it asks (a name the graph walks from, a question about now, a past moment,
+a subject filter, closed beliefs), and on the graph list being the one the walk gives when it reads
+each hop itself. Statements are counted on the real connection by a cursor that counts its
+``execute`` calls (no database double).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from medallion.db.connection import connect
+from medallion.serve import graph, retrieve, search_graph
+from medallion.serve import search as searching
+from medallion.serve.tools import Tools, open_tools
+from medallion.settings import Settings
+from medallion.silver.derive import derive
+from tests.conftest import fresh_database
+
+NS = "one-statement"
+FIRST_AT = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+TURNS = (
+    ("maria", "Maria Lopez lives in Lisbon."),
+    ("maria", "Maria Lopez works at Acme Corp."),
+    ("maria", "Acme Corp is located in Porto."),
+    ("tom", "Tom Baker works at Acme Corp as an engineer."),
+    ("maria", "Maria Lopez moved to Madrid."),
+    ("maria", "Maria Lopez prefers green tea."),
+    ("tom", "Honestly the weather was lovely on Sunday."),
+)
+
+
+class CountingCursor(psycopg.Cursor):
+    """A real cursor that records the statements it sends."""
+
+    sent: list[str] = []
+
+    def execute(self, query: Any, params: Any = None, **kwargs: Any) -> CountingCursor:  # type: ignore[override]
+        CountingCursor.sent.append(str(query))
+        return super().execute(query, params, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def tools(pg_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tools]:
+    tmp: Path = tmp_path_factory.mktemp("one-statement")
+    with fresh_database(pg_server) as url:
+        settings = Settings(home=tmp / "home", database_url=url, inbox=tmp / "inbox")
+        with open_tools(None, settings) as opened:
+            for n, (actor, text) in enumerate(TURNS):
+                opened.remember(namespace=NS, content=text, kind="transcript", actor=actor, source="chat",
+                                source_event_id=f"t{n}", occurred_at=(FIRST_AT + timedelta(days=n)).isoformat(),
+                                derive_now=False)
+            conn = connect(settings, "engine", autocommit=True)
+            try:
+                derive(conn, settings, namespaces=[NS])
+            finally:
+                conn.close()
+            yield opened
+
+
+def counted(tools: Tools, request: searching.SearchRequest) -> tuple[list[dict[str, Any]], list[str]]:
+    """The request's results and the statements ``search`` sent for it, inside the caller's scope."""
+    vector = searching.query_vector(tools.settings.embedding_model, request.query)
+    with tools.scope([request.namespace]) as conn:
+        factory = conn.cursor_factory
+        conn.cursor_factory = CountingCursor
+        CountingCursor.sent = []
+        try:
+            results = searching.search(conn, request, vector)
+        finally:
+            conn.cursor_factory = factory
+    return results, list(CountingCursor.sent)
+
+
+@pytest.mark.parametrize("request_", [
+    searching.SearchRequest(NS, "Where does Maria Lopez live?"),  # names an entity: the graph walks
+    searching.SearchRequest(NS, "Where is the company Maria Lopez works at located?"),  # two hops
+    searching.SearchRequest(NS, "What does Maria drink these days?"),  # about now: the present stage
+    searching.SearchRequest(NS, "lovely weather"),  # a turn that stated no fact: chunks
+    searching.SearchRequest(NS, "Where does Maria Lopez live?", include_superseded=True),
+    searching.SearchRequest(NS, "Where does Maria Lopez live?", subject="Maria Lopez", predicate="lives_in"),
+    searching.SearchRequest(NS, "Where does Maria Lopez live?", min_authority=5, per_event=False),
+    searching.SearchRequest(NS, "Where did Maria Lopez live?", as_of=FIRST_AT + timedelta(days=2)),
+], ids=["graph", "two-hops", "present", "chunks", "superseded", "slot", "authority", "as-of"])
+def test_a_search_is_one_statement(tools: Tools, request_: searching.SearchRequest) -> None:
+    results, sent = counted(tools, request_)
+    assert results, request_
+    assert len(sent) == 1, sent
+
+
+def test_a_subject_that_names_no_entity_finds_nothing_in_one_statement(tools: Tools) -> None:
+    results, sent = counted(tools, searching.SearchRequest(NS, "Where does she live?", subject="Nobody Known"))
+    assert results == [] and len(sent) == 1
+
+
+def test_the_tool_call_reads_once(tools: Tools) -> None:
+    """Through ``Tools.search``: the scope's settings, the one read, and the call's telemetry row."""
+    reader = tools.reader
+    factory = reader.cursor_factory
+    reader.cursor_factory = CountingCursor
+    CountingCursor.sent = []
+    try:
+        assert tools.search("Where does Maria Lopez live?", namespace=NS)
+    finally:
+        reader.cursor_factory = factory
+    reads = [q for q in CountingCursor.sent if "silver." in q]
+    assert len(reads) == 1, CountingCursor.sent
+    assert len(CountingCursor.sent) == 3, CountingCursor.sent  # set_config, the search, telemetry
+    assert "telemetry.retrievals" in CountingCursor.sent[-1]
+
+
+@pytest.mark.parametrize("query", ["Where does Maria Lopez live?", "Where is the company Maria Lopez works at located?",
+                                   "Where is Acme Corp located?"])
+@pytest.mark.parametrize("read_ahead", [retrieve.HOP_NODES, 0])
+def test_the_graph_list_is_the_walks_own(tools: Tools, query: str, read_ahead: int) -> None:
+    """The graph list from the rows read ahead is the list ``graph.search_list`` gives reading each
+    hop itself; with no third level read ahead, the walk reads it and the list is still the same."""
+    request = searching.SearchRequest(NS, query)
+    vector = searching.query_vector(tools.settings.embedding_model, query)
+    params: dict[str, Any] = {"ns": NS, "q": str(vector), "n": searching.CANDIDATES, **searching.tsqueries(query)}
+    plan = searching.plan(request, params)
+    params["hop_nodes"] = read_ahead
+    with tools.scope([NS]) as conn:
+        fetched = retrieve.fetch(conn, plan, params)
+        ours = search_graph.search_list(conn, fetched, NS, query, source="silver.facts", where=plan.where,
+                                        params=params, believed=plan.believed, limit=searching.CANDIDATES)
+        walked = graph.search_list(conn, NS, query, source="silver.facts", where=plan.where, params=params,
+                                   believed=plan.believed, limit=searching.CANDIDATES)
+    assert ours == walked and ours[0], (ours, walked)
