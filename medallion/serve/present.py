@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -52,6 +52,7 @@ from medallion.silver.chunks import speaker
 SIMILAR = 0.40  # cosine between two candidates' stored embeddings: "the same kind of thing"
 MARGIN = 0.20  # how much closer to the question one member of a cluster may be than another
 WINDOW_EVENTS = 10  # the results of the first N distinct events are looked at; the rest keep their order
+PAST_TELLING = timedelta(days=30)  # a belief dated this much before its telling is a story about before
 _QUOTED = 40  # the leading characters of a turn that identify it inside another chunk's context
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
@@ -101,6 +102,7 @@ class Candidate:
     words: frozenset[str] = field(default_factory=frozenset)  # its own words and its names' tokens
     many: bool = False  # of a many-valued meaning: never reordered
     fact: bool = False  # a belief (else a chunk of raw text)
+    curated: bool = False  # a belief in a curated slot: the ledger's verdict on it is trusted
 
 
 def _mentions(name: frozenset[str], item: Candidate) -> bool:
@@ -129,8 +131,8 @@ def linked(a: Candidate, b: Candidate, threshold: float = SIMILAR, margin: float
     turn as its context is not compared with it (the shared context, not the meaning, makes them close)."""
     if a.vector is None or b.vector is None or a.event in b.follows or b.event in a.follows:
         return False
-    if a.fact and b.fact:  # the ledger already compared two beliefs: had they shared a slot, one would be closed
-        return False
+    if (a.fact and b.fact and a.event == b.event) or (a.curated and b.curated):
+        return False  # two beliefs of one turn (neither is newer), or two the ledger told apart by curated slots
     return (same_subject(a, b) and abs(a.to_question - b.to_question) <= margin
             and cosine(a.vector, b.vector) >= threshold)
 
@@ -170,8 +172,6 @@ def _joins(items: Sequence[Candidate], group: list[int], item: Candidate, thresh
     """Whether ``item`` joins ``group``: linked to an item of the group's founding event, and, for a
     belief, that event stated no belief of its subject (the ledger kept the two apart: two slots)."""
     founding = [items[m] for m in group if items[m].event == items[group[0]].event]
-    if item.fact and any(m.fact and set(m.names) & set(item.names) for m in founding):
-        return False
     return any(linked(m, item, threshold) for m in founding)
 
 
@@ -198,16 +198,23 @@ def newest_first(items: Sequence[Candidate], threshold: float = SIMILAR,
 
 # ------------------------------------------------------------------ over served results
 _ITEMS_SQL = """
-SELECT f.fact_id, f.embedding, ARRAY[e.canonical_name] || e.aliases, ARRAY[f.cardinality], NULL::text, NULL::text
+SELECT f.fact_id, f.embedding, ARRAY[e.canonical_name] || e.aliases,
+       ARRAY[CASE WHEN p.origin = 'curated' THEN f.cardinality ELSE 'one' END], NULL::text, NULL::text,
+       coalesce(p.origin = 'curated', false),
+       (SELECT ev.occurred_at FROM gold.event_provenance ev WHERE ev.event_id = f.bronze_event_id OFFSET 0)
 FROM silver.facts f JOIN silver.entities e ON e.entity_id = f.subject_id
+LEFT JOIN silver.predicates p ON p.namespace = f.namespace AND p.predicate = f.predicate
 WHERE f.fact_id = ANY(%(facts)s)
 UNION ALL
-SELECT c.chunk_id, c.embedding, coalesce(x.names, '{}'), coalesce(x.cards, '{}'), p.actor, c.context
+SELECT c.chunk_id, c.embedding, coalesce(x.names, '{}'), coalesce(x.cards, '{}'), p.actor, c.context,
+       coalesce(x.curated, false), p.occurred_at
 FROM silver.chunks c
-LEFT JOIN LATERAL (SELECT p.actor FROM gold.event_provenance p WHERE p.event_id = c.bronze_event_id
+LEFT JOIN LATERAL (SELECT p.actor, p.occurred_at FROM gold.event_provenance p WHERE p.event_id = c.bronze_event_id
                    OFFSET 0) p ON true
-LEFT JOIN LATERAL (SELECT array_agg(DISTINCT e.canonical_name) AS names, array_agg(DISTINCT f.cardinality) AS cards
+LEFT JOIN LATERAL (SELECT array_agg(DISTINCT e.canonical_name) AS names, array_agg(DISTINCT CASE WHEN v.origin = 'curated' THEN f.cardinality ELSE 'one' END) AS cards,
+                          bool_and(v.origin IS NOT DISTINCT FROM 'curated') AS curated
                    FROM silver.facts f JOIN silver.entities e ON e.entity_id = f.subject_id
+                   LEFT JOIN silver.predicates v ON v.namespace = f.namespace AND v.predicate = f.predicate
                    WHERE f.bronze_event_id = c.bronze_event_id
                      AND (f.span_start IS NULL OR f.span_end IS NULL
                           OR (f.span_start < c.char_end AND c.char_start < f.span_end))) x ON true
@@ -222,6 +229,14 @@ def _when(value: Any) -> datetime | None:
         return datetime.fromisoformat(str(value)) if value else None
     except ValueError:
         return None
+
+
+def said_when(valid_from: datetime | None, said_at: datetime | None) -> datetime | None:
+    """When a candidate counts as said: when its event happened, unless it dates itself to well before
+    that (:data:`PAST_TELLING`: a story about before is not news); "yesterday" is still news told now."""
+    if said_at is None or valid_from is None:
+        return said_at or valid_from
+    return valid_from if valid_from < said_at - PAST_TELLING else said_at
 
 
 def _window(results: Sequence[dict[str, Any]], events: int) -> int:
@@ -248,7 +263,8 @@ def candidates(conn: psycopg.Connection, results: Sequence[dict[str, Any]],
     out = []
     for item in results:
         key = item.get("fact_id") or item.get("chunk_id")
-        _, vector, names, cards, actor, context = rows.get(key, (key, None, [], [], None, None))
+        _, vector, names, cards, actor, context, curated, said_at = rows.get(
+            key, (key, None, [], [], None, None, False, None))
         said = tokens(item.get("statement"))
         named = [n for n in (names or []) if n]
         if item.get("kind") == "chunk" and not named and said & FIRST_PERSON and speaker(actor):
@@ -259,9 +275,9 @@ def candidates(conn: psycopg.Connection, results: Sequence[dict[str, Any]],
         event = _event(item)
         follows = frozenset(e for e, text in chunk_texts if context and text and e != event and text in context)
         out.append(Candidate(
-            key=str(key), when=_when(item.get("valid_from")), vector=array,
+            key=str(key), when=said_when(_when(item.get("valid_from")), _when(said_at)), vector=array,
             to_question=cosine(array, query) if array is not None else 0.0, event=event, follows=follows,
-            names=name_sets, fact=item.get("kind") == "fact",
+            names=name_sets, fact=item.get("kind") == "fact", curated=bool(curated),
             words=frozenset(set().union(*name_sets) if item.get("kind") == "fact" else said.union(*name_sets)),
             many=bool(cards) and all(c == "many" for c in cards)))
     return out

@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from medallion.silver.predicates import normalise_key
 from medallion.silver.types import FactCandidate
 from medallion.silver.vocabulary import predicates
 
@@ -168,13 +169,27 @@ def remap(c: FactCandidate, meaning: SlotMeaning, vectors: dict[str, np.ndarray]
         return c, None
     found = meaning.map(c, vectors[text])
     if found is None:
-        return c, None
+        return _unslotted(c)
     name, score = found
     note = (f"slot by meaning: '{c.relation or c.predicate}' read as {name} "
             f"(cosine {score:.2f} >= {THRESHOLD:.2f} to its examples)")
     entity = c.object_entity or (c.value if c.value_type == "entity" else None)
     return replace(c, predicate=name, cardinality=None, relation=c.relation or c.predicate.replace("_", " "),
                    object_entity=entity if predicates()[name].entity_valued else None), note
+
+
+def _unslotted(c: FactCandidate) -> tuple[FactCandidate, str | None]:
+    """A candidate left in a curated slot that cannot hold its value (an organisation in a time slot)
+    moves to a learned key named after its relation and the value's kind, so that no reader trusts
+    the curated slot's meaning for it; any other candidate is unchanged."""
+    if c.predicate not in predicates():
+        return c, None
+    phrase = c.relation or c.predicate.replace("_", " ")
+    key = normalise_key(f"{phrase} {'entity' if c.object_entity else c.value_type}")
+    if key is None or key in predicates():
+        return c, None
+    note = f"slot by meaning: '{phrase}' cannot hold a {c.value_type} value in {c.predicate}; kept as {key}"
+    return replace(c, predicate=key, cardinality=None, relation=phrase), note
 
 
 def states_change(statement: str) -> bool:
