@@ -170,8 +170,11 @@ def clusters(items: Sequence[Candidate], threshold: float = SIMILAR,
 
 def _joins(items: Sequence[Candidate], group: list[int], item: Candidate, threshold: float) -> bool:
     """Whether ``item`` joins ``group``: linked to an item of the group's founding event, and, for a
-    belief, that event stated no belief of its subject (the ledger kept the two apart: two slots)."""
+    belief in a curated slot, that event stated no such belief of its subject (the ledger kept the two
+    apart: two slots)."""
     founding = [items[m] for m in group if items[m].event == items[group[0]].event]
+    if item.curated and item.fact and any(m.fact and m.curated and set(m.names) & set(item.names) for m in founding):
+        return False
     return any(linked(m, item, threshold) for m in founding)
 
 
@@ -211,7 +214,8 @@ SELECT c.chunk_id, c.embedding, coalesce(x.names, '{}'), coalesce(x.cards, '{}')
 FROM silver.chunks c
 LEFT JOIN LATERAL (SELECT p.actor, p.occurred_at FROM gold.event_provenance p WHERE p.event_id = c.bronze_event_id
                    OFFSET 0) p ON true
-LEFT JOIN LATERAL (SELECT array_agg(DISTINCT e.canonical_name) AS names, array_agg(DISTINCT CASE WHEN v.origin = 'curated' THEN f.cardinality ELSE 'one' END) AS cards,
+LEFT JOIN LATERAL (SELECT array_agg(DISTINCT e.canonical_name) AS names,
+                          array_agg(DISTINCT CASE WHEN v.origin = 'curated' THEN f.cardinality ELSE 'one' END) AS cards,
                           bool_and(v.origin IS NOT DISTINCT FROM 'curated') AS curated
                    FROM silver.facts f JOIN silver.entities e ON e.entity_id = f.subject_id
                    LEFT JOIN silver.predicates v ON v.namespace = f.namespace AND v.predicate = f.predicate

@@ -53,6 +53,11 @@ _NOT_ENTITY = frozenset({"scheduled_at", "birthday", "amount", "phone", "version
 # Kinds of slot a meaning never replaces: catch-alls and intentions.
 _KEEP = frozenset({"states", "plans", "goal"})
 
+# What a time, number or code slot's value has: a digit, or a word of the calendar or the clock.
+_TIMELIKE = re.compile(
+    r"\d|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
+    r"\b(?:noon|midnight|morning|afternoon|evening|night|tonight|today|tomorrow|week|month|year|quarter|spring|"
+    r"summer|autumn|fall|winter|[A-Z]{2,5}T)\b", re.IGNORECASE)
 _ADDED = re.compile(r"\b(?:also|too|another|additionally|as\s+well)\b", re.I)
 _CHANGED = re.compile(
     r"\b(?:now|new|no\s+longer|any\s*more|instead|switched|switching|finished|passed\s+away|left|quit)\b", re.I)
@@ -182,8 +187,8 @@ def _unslotted(c: FactCandidate) -> tuple[FactCandidate, str | None]:
     """A candidate left in a curated slot that cannot hold its value (an organisation in a time slot)
     moves to a learned key named after its relation and the value's kind, so that no reader trusts
     the curated slot's meaning for it; any other candidate is unchanged."""
-    if c.predicate not in predicates():
-        return c, None
+    if c.predicate not in predicates() or not isinstance(c.value, str) or _TIMELIKE.search(c.value):
+        return c, None  # a number, a version, a day or a month may still be what the slot holds
     phrase = c.relation or c.predicate.replace("_", " ")
     key = normalise_key(f"{phrase} {'entity' if c.object_entity else c.value_type}")
     if key is None or key in predicates():

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from medallion.serve.present import Candidate, about_the_present, clusters, newest_first, tokens
+from medallion.serve.present import Candidate, about_the_present, clusters, newest_first, said_when, tokens
 
 
 def _item(key: str, day: int, vector: list[float], *, names: tuple[str, ...] = ("selma",), text: str = "",
@@ -104,11 +104,33 @@ def test_clusters_do_not_chain_through_an_ineligible_item() -> None:
     assert clusters(items) == [[0], [1], [2]]
 
 
-def test_two_beliefs_are_never_clustered_with_each_other() -> None:
-    """The ledger compared them already: two current beliefs of one subject are two slots."""
+def test_two_beliefs_in_curated_slots_are_never_clustered_with_each_other() -> None:
+    """The ledger compared them already: two current beliefs of one subject in curated slots are two slots."""
     old, new = _item("lives", 1, WORK), _item("role", 3, WORK_AGAIN)
-    items = [Candidate(**{**old.__dict__, "fact": True}), Candidate(**{**new.__dict__, "fact": True})]
+    items = [Candidate(**{**old.__dict__, "fact": True, "curated": True}),
+             Candidate(**{**new.__dict__, "fact": True, "curated": True})]
     assert newest_first(items) == [0, 1]
+
+
+def test_a_belief_in_a_learned_slot_clusters_with_an_older_belief() -> None:
+    """ "picked up a used Leaf" lands in a learned slot the ledger cannot compare with "my car is a
+    Corolla": the newer belief wins for a question about now."""
+    old, new = _item("car", 1, WORK), _item("pick_up", 3, WORK_AGAIN)
+    items = [Candidate(**{**old.__dict__, "fact": True}), Candidate(**{**new.__dict__, "fact": True})]
+    assert newest_first(items) == [1, 0]
+
+
+def test_a_belief_of_the_same_turn_is_not_newer() -> None:
+    a, b = _item("a", 1, WORK, event="e1"), _item("b", 3, WORK_AGAIN, event="e1")
+    items = [Candidate(**{**a.__dict__, "fact": True}), Candidate(**{**b.__dict__, "fact": True})]
+    assert newest_first(items) == [0, 1]
+
+
+def test_a_turn_counts_as_said_when_its_event_happened_unless_it_tells_of_long_before() -> None:
+    said = datetime(2026, 3, 10, tzinfo=UTC)
+    assert said_when(datetime(2026, 3, 9, tzinfo=UTC), said) == said  # "yesterday": news told now
+    assert said_when(datetime(2025, 6, 1, tzinfo=UTC), said) == datetime(2025, 6, 1, tzinfo=UTC)  # a story
+    assert said_when(None, said) == said
 
 
 def test_of_two_valid_from_one_time_the_later_said_wins() -> None:
@@ -116,10 +138,10 @@ def test_of_two_valid_from_one_time_the_later_said_wins() -> None:
     assert newest_first(items) == [1, 0]
 
 
-def test_a_belief_does_not_join_a_turn_that_stated_another_belief_of_its_subject() -> None:
-    old_fact = Candidate(**{**_item("lives", 1, WORK, event="e1").__dict__, "fact": True})
+def test_a_belief_does_not_join_a_turn_that_stated_another_curated_belief_of_its_subject() -> None:
+    old_fact = Candidate(**{**_item("lives", 1, WORK, event="e1").__dict__, "fact": True, "curated": True})
     old_turn = _item("lives-turn", 1, WORK, event="e1")
-    new_fact = Candidate(**{**_item("role", 3, WORK_AGAIN, event="e2").__dict__, "fact": True})
+    new_fact = Candidate(**{**_item("role", 3, WORK_AGAIN, event="e2").__dict__, "fact": True, "curated": True})
     new_turn = _item("role-turn", 3, WORK_AGAIN, event="e2")
     assert newest_first([old_fact, old_turn, new_fact]) == [0, 1, 2]
     assert newest_first([old_fact, old_turn, new_turn]) == [2, 0, 1]
