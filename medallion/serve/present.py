@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -302,17 +302,38 @@ def question_subjects(question: str, items: Sequence[Candidate]) -> list[frozens
     return list(dict.fromkeys(n for item in items for n in item.names if n and n <= asked))
 
 
+_WH_NOUN = re.compile(r"^\s*(?:what|which)\s+(?:[a-z-]+\s+){0,2}?(?P<noun>[a-z-]+)\s+"
+                      r"(?:is|are|was|were|does|do|did|has|have)\b")
+_OWNED_NOUN = re.compile(r"\b[\w-]+(?:'s|’s|')\s+(?:[a-z-]+\s+){0,2}?(?P<noun>[a-z-]+)\s*[?.!]*\s*$")
+_NOT_PLURAL = re.compile(r"(?:ss|us|is|ics|news|series)$")
+
+
+def asks_for_many(question: str) -> bool | None:
+    """Whether the question asks for several values by its head noun ("What are Hamid's hobbies?",
+    "Which languages does she speak?": True), for one ("Which plan is Bram on?", "What is Priya's job
+    title?": False), or does not say ("Where does Selma work?": None)."""
+    lowered = question.casefold().replace("’", "'")
+    found = _WH_NOUN.match(lowered) or _OWNED_NOUN.search(lowered)
+    if found is None:
+        return None
+    noun = found.group("noun")
+    return noun.endswith("s") and not _NOT_PLURAL.search(noun)
+
+
 def reorder(conn: psycopg.Connection, question: str, query: Sequence[float], results: list[dict[str, Any]],
             threshold: float = SIMILAR, events: int = WINDOW_EVENTS) -> list[dict[str, Any]]:
     """``results`` (served, best first) with the present winning inside each cluster of the window,
     each moved item taking the score of the place it takes; unchanged for a question not about now."""
-    if not about_the_present(question):
-        return results
+    many = asks_for_many(question)
+    if not about_the_present(question) or many:
+        return results  # a question about before, or for several values: the fused order stands
     size = _window(results, events)
     if size < 2:
         return results
     head = results[:size]
     items = candidates(conn, head, query)
+    if many is False:  # one value asked for: a slot the ledger holds as many-valued still answers with its newest
+        items = [replace(item, many=False) for item in items]
     order = newest_first(items, threshold, question_subjects(question, items))
     if order == list(range(size)):
         return results

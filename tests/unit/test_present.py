@@ -12,7 +12,15 @@ from datetime import UTC, datetime
 
 import pytest
 
-from medallion.serve.present import Candidate, about_the_present, clusters, newest_first, said_when, tokens
+from medallion.serve.present import (
+    Candidate,
+    about_the_present,
+    asks_for_many,
+    clusters,
+    newest_first,
+    said_when,
+    tokens,
+)
 
 
 def _item(key: str, day: int, vector: list[float], *, names: tuple[str, ...] = ("selma",), text: str = "",
@@ -152,3 +160,19 @@ def test_the_items_of_one_turn_keep_their_rank_order() -> None:
     items = [_item("old", 1, WORK, event="e1"), _item("fact", 2, WORK, event="e2"),
              _item("chunk", 4, WORK_AGAIN, event="e2")]
     assert newest_first(items) == [1, 2, 0]
+
+
+@pytest.mark.parametrize(("question", "many"), [
+    ("What are Oona's hobbies?", True),
+    ("Which languages does Teodor speak?", True),
+    ("Which plan is Kemal on?", False),
+    ("What is Ilse's job title?", False),
+    ("Which bus does Ilse take?", False),
+    ("Who is Ravi's manager?", False),
+    ("Where does Ilse work?", None),
+    ("What is the status of ticket 12?", None),
+])
+def test_the_question_says_whether_it_asks_for_one_value_or_several(question: str, many: bool | None) -> None:
+    """A plural head noun asks for every value (the fused order stands); a singular one asks for one, so
+    the newest of a slot held as many-valued answers."""
+    assert asks_for_many(question) is many
