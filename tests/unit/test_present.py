@@ -49,6 +49,12 @@ ELSEWHERE = [0.0, 0.1, 1.0]  # cosine ≈ 0.02 with WORK
     ("Where does Selma used to live?", False),
     ("Has Selma ever lived abroad?", False),
     ("Who owned the van?", False),  # no cue either way: the fused order stands
+    ("Why is Selma happy at work?", False),  # a reason, a manner, a count, what was done: no one state
+    ("How does Selma unwind?", False),
+    ("How many races has Selma run?", False),
+    ("Where has Selma camped?", False),
+    ("How old is Selma's cat?", True),
+    ("How is Selma getting to work now?", True),
 ])
 def test_a_question_about_now_is_told_from_one_about_another_time(question: str, present: bool) -> None:
     assert about_the_present(question) is present
@@ -176,3 +182,10 @@ def test_the_question_says_whether_it_asks_for_one_value_or_several(question: st
     """A plural head noun asks for every value (the fused order stands); a singular one asks for one, so
     the newest of a slot held as many-valued answers."""
     assert asks_for_many(question) is many
+
+
+def test_only_the_newest_turn_moves_up_and_the_older_keep_their_order() -> None:
+    """Three similar turns ranked oldest first: the newest takes the first place, the two older ones
+    keep the order the words gave them (not newest first): older evidence stays where it was ranked."""
+    items = [_item("first", 1, WORK), _item("second", 2, WORK_AGAIN), _item("third", 3, WORK)]
+    assert newest_first(items) == [2, 0, 1]
