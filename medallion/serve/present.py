@@ -14,16 +14,27 @@ this stage does what that reader does, without naming any relation:
 * a candidate is about a subject when the subject's name is among its names (a fact's subject and
   its aliases; for a chunk, the subjects of the facts its event stated where they overlap it, else its
   speaker when it speaks in the first person) or, for a chunk, its words (a note names its subject);
-* two beliefs of one subject are never clustered with each other, nor a belief with a turn that
-  stated another belief of its subject: the ledger already compared them, and had they filled one
-  slot the older would be closed; the later *turn* still clusters with the earlier one; when the
-  question names a subject, only candidates about it are clustered;
-* when the question is about the present (:func:`about_the_present`), the turns of each cluster are
-  put newest first into the places the cluster already held (a turn's items keep their order; of
-  two valid from one time, the later-said first): the cluster keeps its best member's score and
-  every other result keeps its place;
-* a candidate of a many-valued meaning (a fact whose slot has cardinality ``many``, or a chunk whose
-  facts all do) is never reordered: a second hobby does not replace the first.
+* two beliefs of one subject in curated slots are never clustered with each other, nor such a
+  belief with a turn that stated another of its subject: the ledger compared them by slots it can
+  trust, and had they filled one slot the older would be closed; a belief in a learned slot ("picked
+  up a used Leaf") is clustered, since its slot says nothing about the other; two beliefs of one
+  turn are never clustered (neither is newer); when the question names a subject, only candidates
+  about it are clustered;
+* when the question is about the present (:func:`about_the_present`), the newest turn of each
+  cluster (said last: its event's time, unless it dates itself to well before) takes the cluster's
+  first places and the older turns keep their rank order after it (a turn's items keep their order;
+  of two said at one time, the later-said first): the cluster keeps its best member's score and
+  every other result keeps its place. Moving only the newest to the top, rather than sorting the
+  whole cluster newest first, keeps the older evidence where the words ranked it (on LoCoMo, where
+  questions ask about things said once, a full re-sort cost 2 points of R@5, the head alone 0.6);
+* a candidate of a many-valued meaning (a fact whose curated slot has cardinality ``many``, or a
+  chunk whose facts all do) is never reordered: a second hobby does not replace the first; a
+  question whose head noun is plural ("What are her hobbies?") reorders nothing, and one whose head
+  noun is singular ("Which plan is he on?") reorders even those (:func:`asks_for_many`).
+
+A question for a reason, a manner, a count or what someone has done ("why", "how", "how many",
+"has … participated") asks about no single present state and keeps the fused order unless it says
+"now", "currently" or the like.
 
 A question about the past ("where did she work before", "in 2019", "used to") keeps the fused
 order, so older turns stay reachable; so does a search ``as_of`` a moment (the ledger of then
@@ -35,8 +46,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -51,6 +62,7 @@ from medallion.silver.chunks import speaker
 SIMILAR = 0.40  # cosine between two candidates' stored embeddings: "the same kind of thing"
 MARGIN = 0.20  # how much closer to the question one member of a cluster may be than another
 WINDOW_EVENTS = 10  # the results of the first N distinct events are looked at; the rest keep their order
+PAST_TELLING = timedelta(days=30)  # a belief dated this much before its telling is a story about before
 _QUOTED = 40  # the leading characters of a turn that identify it inside another chunk's context
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
@@ -63,9 +75,13 @@ PAST_WORDS = frozenset((
 _YEAR = re.compile(r"\b(1[5-9]|20)\d\d\b")
 # Cues that it asks about now: a present auxiliary or a word for now.
 PRESENT_WORDS = frozenset((
-    "is", "are", "am", "does", "do", "has", "have", "s", "now", "currently", "nowadays", "today", "still",
+    "is", "are", "am", "does", "do", "s", "now", "currently", "nowadays", "today", "still",
     "latest", "current", "presently", "anymore",
 ))
+NOW_WORDS = frozenset(("now", "currently", "nowadays", "today", "still", "latest", "current", "presently", "anymore"))
+# Questions that ask for a reason, a manner, a count or a span ("why", "how", "how many"), or what
+# someone has done ("has … participated"), ask about no single present state.
+_NOT_A_STATE = re.compile(r"^\s*(?:why|how(?!\s+old\b))\b|\b(?:has|have)\s+(?:\w+\s+){0,3}?\w+(?:ed|en|wn|ne|ught)\b")
 PRESENT_PHRASES = ("these days", "at the moment", "right now", "any more")
 FIRST_PERSON = frozenset(("i", "im", "me", "my", "mine", "myself", "ive", "id", "ill", "we", "our", "us"))
 
@@ -83,7 +99,10 @@ def about_the_present(question: str) -> bool:
     words = set(_TOKEN.findall(lowered))
     if words & PAST_WORDS or _YEAR.search(lowered):
         return False
-    return bool(words & PRESENT_WORDS) or any(p in lowered for p in PRESENT_PHRASES)
+    now = bool(words & NOW_WORDS) or any(p in lowered for p in PRESENT_PHRASES)
+    if not now and _NOT_A_STATE.search(lowered):
+        return False
+    return now or bool(words & PRESENT_WORDS)
 
 
 @dataclass(frozen=True)
@@ -100,6 +119,7 @@ class Candidate:
     words: frozenset[str] = field(default_factory=frozenset)  # its own words and its names' tokens
     many: bool = False  # of a many-valued meaning: never reordered
     fact: bool = False  # a belief (else a chunk of raw text)
+    curated: bool = False  # a belief in a curated slot: the ledger's verdict on it is trusted
 
 
 def _mentions(name: frozenset[str], item: Candidate) -> bool:
@@ -128,8 +148,8 @@ def linked(a: Candidate, b: Candidate, threshold: float = SIMILAR, margin: float
     turn as its context is not compared with it (the shared context, not the meaning, makes them close)."""
     if a.vector is None or b.vector is None or a.event in b.follows or b.event in a.follows:
         return False
-    if a.fact and b.fact:  # the ledger already compared two beliefs: had they shared a slot, one would be closed
-        return False
+    if (a.fact and b.fact and a.event == b.event) or (a.curated and b.curated):
+        return False  # two beliefs of one turn (neither is newer), or two the ledger told apart by curated slots
     return (same_subject(a, b) and abs(a.to_question - b.to_question) <= margin
             and cosine(a.vector, b.vector) >= threshold)
 
@@ -167,9 +187,10 @@ def clusters(items: Sequence[Candidate], threshold: float = SIMILAR,
 
 def _joins(items: Sequence[Candidate], group: list[int], item: Candidate, threshold: float) -> bool:
     """Whether ``item`` joins ``group``: linked to an item of the group's founding event, and, for a
-    belief, that event stated no belief of its subject (the ledger kept the two apart: two slots)."""
+    belief in a curated slot, that event stated no such belief of its subject (the ledger kept the two
+    apart: two slots)."""
     founding = [items[m] for m in group if items[m].event == items[group[0]].event]
-    if item.fact and any(m.fact and set(m.names) & set(item.names) for m in founding):
+    if item.curated and item.fact and any(m.fact and m.curated and set(m.names) & set(item.names) for m in founding):
         return False
     return any(linked(m, item, threshold) for m in founding)
 
@@ -190,29 +211,42 @@ def newest_first(items: Sequence[Candidate], threshold: float = SIMILAR,
             said_at[turn] = max(said_at.get(turn, float("-inf")), items[i].when.timestamp())  # type: ignore[union-attr]
         newest = sorted(group, key=lambda i: (
             -said_at[items[i].event if items[i].event is not None else ("item", i)], -_order(items[i].event), i))
-        for place, member in zip(group, newest, strict=True):
+        # the newest turn takes the cluster's first places; the older ones keep their rank order after it
+        head = [i for i in newest if items[i].event == items[newest[0]].event] if items[newest[0]].event is not None \
+            else newest[:1]
+        rest = [i for i in group if i not in head]
+        for place, member in zip(group, sorted(head) + rest, strict=True):
             order[place] = member
     return order
 
 
 # ------------------------------------------------------------------ over served results
 # What the stage reads of the candidates whose ids the subqueries ``{facts}`` and ``{chunks}`` give:
-# (id, embedding, names, cardinalities, speaker, context). Search embeds it in its one statement
-# (``serve/retrieve.py``) for every candidate that may reach the window. Each fact is looked up by
-# its key (a lateral probe), however many candidates the planner expects.
+# (id, embedding, names, cardinalities, speaker, context, curated, said at). Search embeds it in its
+# one statement (``serve/retrieve.py``) for every candidate that may reach the window. Each fact is
+# looked up by its key (a lateral probe), however many candidates the planner expects. A cardinality
+# counts only where the slot is curated (a learned slot's "many" is a default, not a meaning).
 ITEMS_SQL = """
-SELECT f.fact_id, f.embedding, ARRAY[e.canonical_name] || e.aliases, ARRAY[f.cardinality], NULL::text, NULL::text
+SELECT f.fact_id, f.embedding, ARRAY[e.canonical_name] || e.aliases,
+       ARRAY[CASE WHEN p.origin = 'curated' THEN f.cardinality ELSE 'one' END], NULL::text, NULL::text,
+       coalesce(p.origin = 'curated', false),
+       (SELECT ev.occurred_at FROM gold.event_provenance ev WHERE ev.event_id = f.bronze_event_id OFFSET 0)
 FROM (SELECT DISTINCT id FROM ({facts}) ids (id)) ids
-CROSS JOIN LATERAL (SELECT f.fact_id, f.embedding, f.subject_id, f.cardinality FROM silver.facts f
-                    WHERE f.fact_id = ids.id) f
+CROSS JOIN LATERAL (SELECT f.fact_id, f.embedding, f.subject_id, f.cardinality, f.namespace, f.predicate,
+                           f.bronze_event_id FROM silver.facts f WHERE f.fact_id = ids.id) f
 JOIN silver.entities e ON e.entity_id = f.subject_id
+LEFT JOIN silver.predicates p ON p.namespace = f.namespace AND p.predicate = f.predicate
 UNION ALL
-SELECT c.chunk_id, c.embedding, coalesce(x.names, '{}'), coalesce(x.cards, '{}'), p.actor, c.context
+SELECT c.chunk_id, c.embedding, coalesce(x.names, '{}'), coalesce(x.cards, '{}'), p.actor, c.context,
+       coalesce(x.curated, false), p.occurred_at
 FROM silver.chunks c
-LEFT JOIN LATERAL (SELECT p.actor FROM gold.event_provenance p WHERE p.event_id = c.bronze_event_id
+LEFT JOIN LATERAL (SELECT p.actor, p.occurred_at FROM gold.event_provenance p WHERE p.event_id = c.bronze_event_id
                    OFFSET 0) p ON true
-LEFT JOIN LATERAL (SELECT array_agg(DISTINCT e.canonical_name) AS names, array_agg(DISTINCT f.cardinality) AS cards
+LEFT JOIN LATERAL (SELECT array_agg(DISTINCT e.canonical_name) AS names,
+                          array_agg(DISTINCT CASE WHEN v.origin = 'curated' THEN f.cardinality ELSE 'one' END) AS cards,
+                          bool_and(v.origin IS NOT DISTINCT FROM 'curated') AS curated
                    FROM silver.facts f JOIN silver.entities e ON e.entity_id = f.subject_id
+                   LEFT JOIN silver.predicates v ON v.namespace = f.namespace AND v.predicate = f.predicate
                    WHERE f.bronze_event_id = c.bronze_event_id
                      AND (f.span_start IS NULL OR f.span_end IS NULL
                           OR (f.span_start < c.char_end AND c.char_start < f.span_end))) x ON true
@@ -232,6 +266,14 @@ def _when(value: Any) -> datetime | None:
         return datetime.fromisoformat(str(value)) if value else None
     except ValueError:
         return None
+
+
+def said_when(valid_from: datetime | None, said_at: datetime | None) -> datetime | None:
+    """When a candidate counts as said: when its event happened, unless it dates itself to well before
+    that (:data:`PAST_TELLING`: a story about before is not news); "yesterday" is still news told now."""
+    if said_at is None or valid_from is None:
+        return said_at or valid_from
+    return valid_from if valid_from < said_at - PAST_TELLING else said_at
 
 
 def _window(results: Sequence[dict[str, Any]], events: int) -> int:
@@ -256,7 +298,8 @@ def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, An
     out = []
     for item in results:
         key = item.get("fact_id") or item.get("chunk_id")
-        _, vector, names, cards, actor, context = rows.get(key, (key, None, [], [], None, None))
+        _, vector, names, cards, actor, context, curated, said_at = rows.get(
+            key, (key, None, [], [], None, None, False, None))
         said = tokens(item.get("statement"))
         named = [n for n in (names or []) if n]
         if item.get("kind") == "chunk" and not named and said & FIRST_PERSON and speaker(actor):
@@ -267,9 +310,9 @@ def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, An
         event = _event(item)
         follows = frozenset(e for e, text in chunk_texts if context and text and e != event and text in context)
         out.append(Candidate(
-            key=str(key), when=_when(item.get("valid_from")), vector=array,
+            key=str(key), when=said_when(_when(item.get("valid_from")), _when(said_at)), vector=array,
             to_question=cosine(array, query) if array is not None else 0.0, event=event, follows=follows,
-            names=name_sets, fact=item.get("kind") == "fact",
+            names=name_sets, fact=item.get("kind") == "fact", curated=bool(curated),
             words=frozenset(set().union(*name_sets) if item.get("kind") == "fact" else said.union(*name_sets)),
             many=bool(cards) and all(c == "many" for c in cards)))
     return out
@@ -290,19 +333,40 @@ def question_subjects(question: str, items: Sequence[Candidate]) -> list[frozens
     return list(dict.fromkeys(n for item in items for n in item.names if n and n <= asked))
 
 
+_WH_NOUN = re.compile(r"^\s*(?:what|which)\s+(?:[a-z-]+\s+){0,2}?(?P<noun>[a-z-]+)\s+"
+                      r"(?:is|are|was|were|does|do|did|has|have)\b")
+_OWNED_NOUN = re.compile(r"\b[\w-]+(?:'s|’s|')\s+(?:[a-z-]+\s+){0,2}?(?P<noun>[a-z-]+)\s*[?.!]*\s*$")
+_NOT_PLURAL = re.compile(r"(?:ss|us|is|ics|news|series)$")
+
+
+def asks_for_many(question: str) -> bool | None:
+    """Whether the question asks for several values by its head noun ("What are Hamid's hobbies?",
+    "Which languages does she speak?": True), for one ("Which plan is Bram on?", "What is Priya's job
+    title?": False), or does not say ("Where does Selma work?": None)."""
+    lowered = question.casefold().replace("’", "'")
+    found = _WH_NOUN.match(lowered) or _OWNED_NOUN.search(lowered)
+    if found is None:
+        return None
+    noun = found.group("noun")
+    return noun.endswith("s") and not _NOT_PLURAL.search(noun)
+
+
 def reorder(question: str, query: Sequence[float], results: list[dict[str, Any]],
             items: Mapping[str, Sequence[Any]], threshold: float = SIMILAR,
             events: int = WINDOW_EVENTS) -> list[dict[str, Any]]:
     """``results`` (served, best first) with the present winning inside each cluster of the window,
     each moved item taking the score of the place it takes; unchanged for a question not about now.
     ``items`` are the :data:`ITEMS_SQL` rows of the results, by id."""
-    if not about_the_present(question):
-        return results
+    many = asks_for_many(question)
+    if not about_the_present(question) or many:
+        return results  # a question about before, or for several values: the fused order stands
     size = _window(results, events)
     if size < 2:
         return results
     head = results[:size]
     found = candidates(items, head, query)
+    if many is False:  # one value asked for: a slot the ledger holds as many-valued still answers with its newest
+        found = [replace(item, many=False) for item in found]
     order = newest_first(found, threshold, question_subjects(question, found))
     if order == list(range(size)):
         return results

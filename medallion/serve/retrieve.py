@@ -196,8 +196,9 @@ def statement(plan: Plan) -> str:
         chunk_ids = "SELECT chunk_id FROM crow"
     if plan.present:
         ctes.append("pi AS (" + present.items_sql("SELECT id FROM cf", chunk_ids) + ")")
-        parts.append(_branch("i", "FROM pi x (id, emb, names, cards, actor, context)", id="x.id", emb="x.emb",
-                             arr="x.names", arr2="x.cards", a="x.actor", b="x.context"))
+        parts.append(_branch("i", "FROM pi x (id, emb, names, cards, actor, context, curated, said_at)", id="x.id",
+                             emb="x.emb", arr="x.names", arr2="x.cards", a="x.actor", b="x.context",
+                             flag="x.curated", ts="x.said_at"))
     return "WITH " + ",\n".join(ctes) + "\n" + "\nUNION ALL ".join(parts)
 
 
@@ -292,7 +293,8 @@ def parse(rows: Iterable[tuple[Any, ...]]) -> Fetched:
         elif tag == "r":
             out.redactions.setdefault(row[i["ev"]], []).append(row[i["a"]])
         elif tag == "i":
-            out.items[key] = (key, row[i["emb"]], row[i["arr"]], row[i["arr2"]], row[i["a"]], row[i["b"]])
+            out.items[key] = (key, row[i["emb"]], row[i["arr"]], row[i["arr2"]], row[i["a"]], row[i["b"]],
+                              row[i["flag"]], row[i["ts"]])
     for name, scored in out.lists.items():
         out.lists[name] = [(key, score) for _, key, score in sorted(scored, key=lambda r: r[0])]
     out.asked = {k for name in ("fv", "ft") for k, _ in out.lists.get(name, [])} | {h.fact_id for h in out.hops}

@@ -27,18 +27,39 @@ _LEAD = re.compile(
     r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)*"
     r"|i(?:\s+would|'d|’d)?\s+(?:want|need|like|prefer|ask)\s+(?:for\s+)?you\s+to\s+(?:please\s+|just\s+)*"
     r"|you\s+(?:should|must|need\s+to|have\s+to)\s+(?:please\s+|just\s+)*"
+    r"|(?P<rather>i(?:'d|’d|\s+would)\s+(?:rather|prefer)\s+(?:if\s+)?you\s+(?:didn't|didn’t|did\s+not|not|don't|"
+    r"don’t|wouldn't|wouldn’t|never)\s+)"
     r"|)",
     re.IGNORECASE,
 )
 # Verbs that address the memory by themselves, and verbs that do when they say what from.
-_FORGET = (r"forget|unlearn|stop\s+remembering|no\s+longer\s+remember|(?:do\s+not|don't|don’t)\s+remember"
-           r"|stop\s+(?:storing|keeping|tracking)")
-_DELETE = r"delete|erase|remove|wipe|purge|scrub|scratch|drop|clear|discard|(?:do\s+not|don't|don’t)\s+(?:keep|store)"
+_FORGET = (r"forget|unlearn|stop\s+remembering|no\s+longer\s+remember|(?:do\s+not|don't|don’t|never)\s+remember"
+           r"|stop\s+(?:storing|keeping|tracking|retaining|saving)")
+# Keeping verbs: negated ("don't keep my salary on file"), they ask the memory not to hold something.
+_KEEP = r"keep|store|retain|save|record|hold\s+on\s*to|hang\s+on\s+to|remember"
+_NOT_KEEP = rf"(?:do\s+not|don't|don’t|never|not)\s+(?:{_KEEP})"
+_DELETE = (r"delete|erase|remove|wipe|purge|scrub|scratch|scrap|drop|clear|discard|get\s+rid\s+of|throw\s+(?:out|away)"
+           rf"|{_NOT_KEEP}")
 _VERB = re.compile(rf"^(?P<verb>{_FORGET}|{_DELETE})\b\s*(?P<rest>.*)$", re.IGNORECASE | re.DOTALL)
+# After "I'd rather you didn't", a bare keeping verb asks not to keep.
+_BARE_KEEP = re.compile(rf"^(?P<verb>{_KEEP})\b\s*(?P<rest>.*)$", re.IGNORECASE | re.DOTALL)
+_NEGATED_KEEP = re.compile(_NOT_KEEP, re.IGNORECASE)
+# A request told on someone's behalf: "Thiago asked us to delete his home phone", "the customer asked
+# that we not store her mobile", "Svetlana requested that her emergency contact details be erased".
+_WHO = (r"(?P<who>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?"
+        r"|(?:the\s+)?(?:customer|client|patient|user|caller|employee|member|guest|he|she|they))")
+_RELAYED = re.compile(
+    rf"^{_WHO}\s+(?:has\s+|had\s+)?(?:asked|requested|wants|wanted|would\s+like)\s+"
+    r"(?:(?:us|you|me|them|the\s+team)\s+to\s+(?P<ask>.+)"
+    r"|(?:that\s+)?(?:we|you|I)\s+(?P<not>not\s+.+)"
+    r"|(?:that\s+)?(?P<obj>.+?)\s+(?:be|is|are|gets?)\s+(?:erased|deleted|removed|forgotten|purged|wiped|scrubbed|"
+    r"dropped|discarded)(?P<tail>\b.*))$", re.DOTALL)
+_THEIRS = re.compile(r"\b(?:his|her|their)\b", re.IGNORECASE)  # in a relayed request: the asker's own
+_PRONOUN = re.compile(r"^(?:him|her|them|it|this|that|these|those|everyone|anyone)$", re.IGNORECASE)
 _STRONG_DELETE = re.compile(r"^(?:delete|erase|wipe|purge|scrub)$", re.IGNORECASE)
 # "… from your memory / records / notes", said after the object.
 _FROM_MEMORY = re.compile(
-    r"\s*+\b(?:from|out\s++of|in)\s++(?:(?:your|the|my|our)\s++)?(?:memory|memories|mind|records?|notes?|files?|database|"
+    r"\s*+\b(?:from|out\s++of|in|on)\s++(?:(?:your|the|my|our)\s++)?(?:memory|memories|mind|records?|notes?|files?|database|"
     r"system|brain|history|profile)\b.*$", re.IGNORECASE)
 _TRAILING = re.compile(r"(?:[\s,]++(?:please|for\s+me|for\s+good|forever|permanently|completely|entirely|now|"
                        r"right\s+away|too|as\s+well|thanks?(?:\s+you)?|ok(?:ay)?))++\s*+$", re.IGNORECASE)
@@ -61,7 +82,8 @@ _THIRD = re.compile(r"^(?:about\s+)?(?:his|her|their|its)\b\s*(?P<x>.*)$", re.IG
 _ARTICLE = re.compile(r"^(?:about\s+)?(?:the|a|an|that|this|those|these|any|all|some)\s+", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i’m|i've|i’ve)\b", re.IGNORECASE)
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
-_NEXT = r"(?:let's|let’s|we|i|you|tell|what|how|ok(?:ay)?|thanks?)\b"
+_NEXT = (r"(?:let's|let’s|we|i|you|tell|what|how|ok(?:ay)?|thanks?|he|she|they|it|that|this|that's|it's|i'd|i'm|"
+         r"that’s|it’s|i’d|i’m|just|delete|remove|forget|erase|scrap|wipe|purge|drop)\b")
 _CLAUSE_END = re.compile(
     rf"(?:[;:–—]|,\s*+(?:(?:and|but|because|since|so|then)\s++)?{_NEXT}|\s(?:and|but|because|since|so|then)\s++{_NEXT}).*$",
     re.IGNORECASE)
@@ -73,8 +95,9 @@ class ForgetRequest:
 
     ``mode``: ``phrase`` (``target`` names the thing, matched by meaning), ``about`` (what the speaker
     said about ``target``), ``everything`` (every item that mentions ``target``; ``target`` None: the
-    speaker themself) or ``previous`` (the speaker's previous turn). ``own``: the speaker's own data;
-    otherwise ``about_whom`` names the other person when the request does.
+    speaker themself) or ``previous`` (the speaker's previous turn). ``own``: the data of the person
+    who asked (the speaker, or for a ``relayed`` request ``about_whom``); otherwise ``about_whom``
+    names the other person when the request does.
     """
 
     mode: str
@@ -82,25 +105,44 @@ class ForgetRequest:
     own: bool
     about_whom: str | None = None
     sentence: str = ""
+    relayed: bool = False  # told by someone else on behalf of ``about_whom`` (or of the person the text is about)
 
 
 def detect(text: str) -> ForgetRequest | None:
     """The first forget request among the sentences of ``text``, or None. A request is one short
-    sentence: a longer one is not read (which also bounds every pattern's work)."""
+    sentence: a longer one is not read (which also bounds every pattern's work). It may follow a
+    lead-in clause ("ugh, forget …", "Per HR, remove …", "1234: verified; don't keep …"): each
+    sentence is read from its start, then from after each comma, semicolon or colon."""
     for match in _SENTENCE.finditer(text or ""):
         if match.end() - match.start() > MAX_SENTENCE:
             continue
-        found = _request(match.group().strip())
-        if found is not None:
-            return found
+        sentence = match.group().strip()
+        starts = [0] + [m.end() for m in _CLAUSE_BREAK.finditer(sentence)]
+        for start in starts:
+            found = _request(sentence[start:].strip(), sentence)
+            if found is not None:
+                return found
     return None
 
 
-def _request(sentence: str) -> ForgetRequest | None:
-    body = sentence.rstrip(" .!?").strip().strip('"“”')
+_CLAUSE_BREAK = re.compile(r"[,;:]\s*+")
+# Generic words for "the information": "that info about my ex", "the therapist stuff".
+_GENERIC = re.compile(r"^(?:info|information|stuff|details?|data|things?|bits?|part|note|notes|entry|record)\s+"
+                      r"(?:about|on|regarding|concerning|of)\s+(?P<x>.+)$", re.IGNORECASE)
+_GENERIC_TAIL = re.compile(r"\s+(?:info|information|stuff|thing|things|business)$",
+                           re.IGNORECASE)
+_NAMED_POSSESSIVE = re.compile(r"\b(?P<who>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)(?:'s|’s)\s")
+
+
+def _request(body: str, sentence: str) -> ForgetRequest | None:
+    body = body.rstrip(" .!?").strip().strip('"“”')
+    relayed = _RELAYED.match(body)
+    if relayed is not None:
+        return _relayed(relayed, sentence)
     lead = _LEAD.match(body)
     rest = body[lead.end():] if lead else body
-    verb = _VERB.match(rest)
+    rather = bool(lead and lead.group("rather"))
+    verb = (_BARE_KEEP if rather else _VERB).match(rest)
     if verb is None:
         return None
     said = verb.group("verb")
@@ -108,7 +150,7 @@ def _request(sentence: str) -> ForgetRequest | None:
     memory_cue = bool(_FROM_MEMORY.search(obj))
     obj = _FROM_MEMORY.sub("", obj)
     obj = _TRAILING.sub("", _CLAUSE_END.sub("", obj)).strip(" ,")
-    forgets = re.fullmatch(_FORGET, said, re.IGNORECASE) is not None
+    forgets = rather or re.fullmatch(_FORGET, said, re.IGNORECASE) is not None
     if _IDIOM.fullmatch(obj):  # "forget it", "forget about it": a dismissal, not a request
         return None
     if _PREVIOUS.fullmatch(obj):
@@ -116,19 +158,47 @@ def _request(sentence: str) -> ForgetRequest | None:
     found = _object(obj, sentence)
     if found is None:
         return None
-    if not (forgets or memory_cue or found.mode in ("about", "everything")
-            or (found.own and _STRONG_DELETE.fullmatch(said))):
+    # "delete my …" asks the memory; "don't keep my …" too, but "don't keep the door open" does not
+    strong = _STRONG_DELETE.fullmatch(said) or (_NEGATED_KEEP.fullmatch(said) and _FIRST_PERSON.search(obj))
+    if not (forgets or memory_cue or found.mode in ("about", "everything") or (found.own and strong)):
         return None  # "remove the tomatoes", "clear the table": not addressed to the memory
     return found
 
 
+def _relayed(match: re.Match[str], sentence: str) -> ForgetRequest | None:
+    """A request told on behalf of the person who asked ("Thiago asked us to delete his home phone"):
+    it is that person's own data when the object is theirs (his, her, their, or nothing said)."""
+    who = match.group("who")
+    named = who if who[:1].isupper() and who.casefold() not in ("he", "she", "they") else None
+    if match.group("ask") is not None:
+        inner = _request(_THEIRS.sub("my", match.group("ask"), count=1), sentence)
+    elif match.group("not") is not None:
+        inner = _request("do " + _THEIRS.sub("my", match.group("not"), count=1), sentence)
+    else:
+        obj = match.group("obj")
+        inner = _request("delete " + _THEIRS.sub("my", obj, count=1), sentence) if obj else None
+    if inner is None:
+        return None
+    if inner.about_whom is not None and (named is None or inner.about_whom != named):
+        return inner  # someone else's data, named in the object
+    return ForgetRequest(inner.mode, inner.target, True, named, sentence, relayed=True)
+
+
 def _object(obj: str, sentence: str) -> ForgetRequest | None:
     """What the request's object names, and whose it is."""
+    generic = _GENERIC.match(_ARTICLE.sub("", obj))
+    if generic is not None:  # "that info about my ex": what was said about it
+        inner = _object(generic.group("x"), sentence)
+        return None if inner is None else ForgetRequest(
+            "about" if inner.mode == "phrase" else inner.mode, inner.target, inner.own, inner.about_whom, sentence)
     said = _WHAT_I_SAID.match(obj)
     if said is not None:
         target = _clean(said.group("x"))
         own = _OWN.match(target)
         target = _clean(own.group("x")) if own is not None and own.group("x") else target
+        other = _POSSESSIVE.match(target)
+        if other is not None:  # "what I told you about Philippa's job": Philippa's data
+            return ForgetRequest("about", _clean(other.group("x")), False, other.group("who"), sentence)
         return ForgetRequest("about", target, True, sentence=sentence) if target else \
             ForgetRequest("previous", None, True, sentence=sentence)
     every = _EVERYTHING.match(obj)
@@ -154,8 +224,11 @@ def _object(obj: str, sentence: str) -> ForgetRequest | None:
         target = _clean(_THIRD.match(obj).group("x"))  # type: ignore[union-attr]
         return ForgetRequest("phrase", target, False, sentence=sentence) if target else None
     target = _clean(obj)
-    if not target:
-        return None
+    if not target or _PRONOUN.fullmatch(target):
+        return None  # "forget him": a person, not something said
+    named = _NAMED_POSSESSIVE.search(obj)
+    if named is not None:  # "the earlier note on Gideon's status": Gideon's data
+        return ForgetRequest("phrase", target, False, named.group("who"), sentence)
     # "the address I gave you": the speaker's own words; a bare object is taken as the speaker's too
     return ForgetRequest("phrase", target, True, sentence=sentence) if _FIRST_PERSON.search(obj) or \
         not re.match(r"^[A-Z]", obj) else ForgetRequest("everything", target, False, target, sentence)
@@ -165,4 +238,4 @@ def _clean(text: str | None) -> str:
     """The target phrase without articles, "about" and surrounding punctuation."""
     text = (text or "").strip(" ,;:'\"“”")
     text = _ARTICLE.sub("", text).strip()
-    return text
+    return _GENERIC_TAIL.sub("", text).strip() if _GENERIC_TAIL.sub("", text).strip() else text

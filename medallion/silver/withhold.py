@@ -23,6 +23,7 @@ approval. A request about someone else's data files the erasure requests and wit
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -36,6 +37,8 @@ from medallion.silver.forget_requests import ForgetRequest, detect
 from medallion.silver.slot_meaning import speaker_of
 
 FLOOR = 0.35  # the least cosine a fact's statement or frame must reach to match a target phrase
+LOW_FLOOR = 0.20  # ... or, for the one clearly nearest event, this much
+LEAD = 0.08  # how far the nearest event must lead every other one to be matched below FLOOR
 MARGIN = 0.08  # facts this close to the best match are matched too (several versions of one slot)
 MIN_VALUE = 4  # a value shorter than this is too common to find in other turns' text
 _WORD = re.compile(r"[\w'’-]+", re.UNICODE)
@@ -44,9 +47,11 @@ _STOP = frozenset((
     "me", "my", "of", "on", "or", "our", "that", "the", "their", "this", "to", "was", "were", "with", "you",
     "your", "what", "which", "who", "about", "all", "any", "gave", "told", "said", "mentioned", "shared",
 ))
+_GENERIC = frozenset(("details", "detail", "info", "information", "stuff", "thing", "things", "data", "earlier",
+                      "mentioned", "before"))
 # Events whose text could hold a request: the verbs of forgetting, as a cheap filter in the database.
-_MAY_ASK = (r"\m(forget|unlearn|remembering|remember|delete|erase|remove|wipe|purge|scrub|scratch|drop|clear|"
-            r"discard|keep|store|storing|keeping|tracking)\M")
+_MAY_ASK = (r"\m(forget|unlearn|remember|delet|eras|remov|wipe|purg|scrub|scratch|scrap|drop|clear|discard|keep|"
+            r"store|storing|retain|sav|record|track|rid\M|throw)")
 
 Embed = Callable[[list[str]], Sequence[np.ndarray]]
 
@@ -68,6 +73,7 @@ class _Chunk:
     event_id: int
     text: str
     actor: str | None
+    vector: np.ndarray | None = None
 
 
 def rebuild(conn: psycopg.Connection, embed: Embed, fingerprint: str, namespace: str) -> int:
@@ -121,8 +127,8 @@ def _earlier(conn: psycopg.Connection, namespace: str, event_id: int) -> tuple[l
         "FROM silver.facts f JOIN silver.entities e ON e.entity_id = f.subject_id "
         + before.format(t="f") + " ORDER BY ev.received_at, ev.event_id, f.fact_id",
         {"ns": namespace, "req": event_id}).fetchall()]
-    chunks = [_Chunk(*r) for r in conn.execute(
-        "SELECT c.chunk_id, c.bronze_event_id, c.text, ev.actor FROM silver.chunks c "
+    chunks = [_Chunk(*r[:4], vector_of(r[4])) for r in conn.execute(
+        "SELECT c.chunk_id, c.bronze_event_id, c.text, ev.actor, c.embedding FROM silver.chunks c "
         + before.format(t="c") + " ORDER BY ev.received_at, ev.event_id, c.char_start, c.chunk_id",
         {"ns": namespace, "req": event_id}).fetchall()]
     return facts, chunks
@@ -137,7 +143,13 @@ def _match(conn: psycopg.Connection, request: ForgetRequest, actor: str, facts: 
         turns = [c.event_id for c in chunks if c.actor == actor and c.event_id not in requests]  # received order
         last = turns[-1] if turns else None
         return [f for f in facts if f.event_id == last], [c for c in chunks if c.event_id == last]
-    if request.own:
+    if request.relayed:  # told on someone's behalf: theirs are the facts about them in this writer's records
+        who = entities.normalize(request.about_whom) if request.about_whom else None
+        named = set(who.split()) if who else set()
+        pool = [f for f in facts if (entities.normalize(f.subject) == who or named <= _words(f.statement))
+                and (f.actor == actor or who)] if who else [f for f in facts if f.actor == actor]
+        voiced = [c for c in chunks if c.actor == actor and (not named or named <= _words(c.text))]
+    elif request.own:
         pool = [f for f in facts if f.actor == actor or entities.normalize(f.subject) == me]
         voiced = [c for c in chunks if c.actor == actor]
     else:
@@ -152,10 +164,10 @@ def _match(conn: psycopg.Connection, request: ForgetRequest, actor: str, facts: 
     if request.mode == "everything" and request.target is None:
         return pool, voiced
     target = request.target or ""
-    picked = _by_meaning(target, pool, speaker, embed)
+    picked, by_meaning = _by_meaning(target, pool, voiced, request.about_whom if request.relayed else speaker, embed)
     keys = _keys(target)
-    picked |= {f.fact_id for f in pool if keys and keys <= _words(f.statement)}
-    said = [c for c in voiced if keys and keys <= _words(c.text)]
+    picked |= {f.fact_id for f in pool if keys and _holds(keys, f.statement)}
+    said = [c for c in voiced if c.chunk_id in by_meaning or (keys and _holds(keys, c.text))]
     if request.mode == "everything":
         names = {w.casefold() for w in _WORD.findall(target) if w[:1].isupper()} or keys
         picked |= {f.fact_id for f in pool if names & _words(f.statement)}
@@ -166,20 +178,55 @@ def _match(conn: psycopg.Connection, request: ForgetRequest, actor: str, facts: 
     return chosen, _carrying(conn, chosen, said, chunks, actor)
 
 
-def _by_meaning(target: str, pool: list[_Fact], speaker: str | None, embed: Embed) -> set[str]:
-    """Fact ids whose statement or frame is the closest to ``target`` (see the module's docstring)."""
-    if not target or not pool:
-        return set()
+def _by_meaning(target: str, pool: list[_Fact], voiced: list[_Chunk], speaker: str | None,
+                embed: Embed) -> tuple[set[str], set[str]]:
+    """The fact ids and chunk ids closest to ``target`` (see the module's docstring).
+
+    Facts are scored by their statement and frame, the speaker's own chunks by their stored
+    embedding; each event by its best item. Matched: every item of the events at :data:`FLOOR` or
+    above and within :data:`MARGIN` of the best; and, when none reaches the floor, the best event
+    alone when it reaches :data:`LOW_FLOOR` and leads every other event by :data:`LEAD` (a short
+    target such as "my diagnosis" is far from any sentence in absolute terms, yet the sentence that
+    gave the diagnosis is still the nearest by a margin)."""
+    if not target or not (pool or voiced):
+        return set(), set()
     frames = [_frame(f, speaker) for f in pool]
     vectors = embed([target] + [f.statement for f in pool] + frames)
     wanted = np.asarray(vectors[0])
     n = len(pool)
-    scores = [max(float(np.dot(wanted, vectors[1 + i])), float(np.dot(wanted, vectors[1 + n + i])))
-              for i in range(n)]
-    best = max(scores)
-    if best < FLOOR:
-        return set()
-    return {f.fact_id for f, s in zip(pool, scores, strict=True) if s >= max(FLOOR, best - MARGIN)}
+    scored: list[tuple[float, int, str, str]] = [
+        (max(float(np.dot(wanted, vectors[1 + i])), float(np.dot(wanted, vectors[1 + n + i]))), f.event_id, "fact",
+         f.fact_id) for i, f in enumerate(pool)]
+    scored += [(float(np.dot(wanted, c.vector)), c.event_id, "chunk", c.chunk_id)
+               for c in voiced if c.vector is not None]
+    by_event: dict[int, float] = {}
+    for score, event, _, _ in scored:
+        by_event[event] = max(by_event.get(event, -1.0), score)
+    ranked = sorted(by_event.values(), reverse=True)
+    if not ranked:
+        return set(), set()
+    best = ranked[0]
+    if best >= FLOOR:
+        floor = max(FLOOR, best - MARGIN)
+    elif best >= LOW_FLOOR and (len(ranked) == 1 or best - ranked[1] >= LEAD):
+        floor = best - MARGIN
+    else:
+        return set(), set()
+    events = {e for e, v in by_event.items() if v >= floor}
+    kept = [(kind, key) for score, event, kind, key in scored if event in events and score >= min(floor, LOW_FLOOR)]
+    return {k for kind, k in kept if kind == "fact"}, {k for kind, k in kept if kind == "chunk"}
+
+
+def _holds(keys: set[str], text: str) -> bool:
+    """Whether every key word is in ``text``, a word counting when the text has it or a word of the same
+    stem ("diagnosis" / "diagnosed": the first five letters and most of the shorter word)."""
+    words = _words(text)
+    return all(k in words or any(_same_stem(k, w) for w in words) for k in keys)
+
+
+def _same_stem(a: str, b: str) -> bool:
+    shared = len(os.path.commonprefix([a, b]))
+    return shared >= 5 and shared >= 0.7 * min(len(a), len(b))
 
 
 def _frame(fact: _Fact, speaker: str | None) -> str:
@@ -216,7 +263,16 @@ def _carrying(conn: psycopg.Connection, facts: list[_Fact], said: list[_Chunk], 
 
 
 def _keys(text: str) -> set[str]:
-    return {w for w in _words(text) if w not in _STOP and len(w) > 2}
+    return {w for w in _words(text) if w not in _STOP and w not in _GENERIC and len(w) > 2}
+
+
+def vector_of(value: Any) -> np.ndarray | None:
+    """A stored embedding as an array (pgvector's adapter, or its text form)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return np.asarray([float(x) for x in value.strip("[]").split(",") if x], dtype=float)
+    return np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value, dtype=float)
 
 
 def _words(text: str) -> set[str]:

@@ -54,6 +54,14 @@ OTHERS = {
                     ("user:lena", "Please forget that.")),
     "forget-ravi": (("user:ravi", "I work at Ostara Bank."), ("user:kim", "I work at Lumen Health."),
                     ("user:ravi", "I want you to forget everything about me.")),
+    # a short target far from every sentence in absolute terms, yet clearly nearest one turn
+    "forget-oren": (("user:oren", "I was diagnosed with asthma as a kid, still carry an inhaler."),
+                    ("user:oren", "The bus to Hartwell leaves at seven."),
+                    ("user:oren", "ugh, scrap what I told you about my diagnosis, ok?")),
+    # a desk note relays the data subject's own request
+    "forget-desk": (("agent:desk", "Client Mireille Fonteyn's home phone is 0491 220 817."),
+                    ("agent:desk", "Mireille Fonteyn prefers email for invoices."),
+                    ("agent:desk", "Mireille asked us to delete her home phone from our records.")),
 }
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -130,6 +138,24 @@ def test_recall_list_history_and_the_wiki_never_return_it(world: World) -> None:
             assert SSN not in _text(version)
     result = compile_wiki(world.settings, world.engine, world.tools, [NS])
     assert result.pages and not any(SSN in page.content for page in result.pages)
+
+
+def test_a_short_target_withholds_the_clearly_nearest_turn_only(world: World) -> None:
+    """ "my diagnosis" names no word of "diagnosed with asthma" and is far from it by cosine, yet it is the
+    turn the request is about; the bus turn stays served."""
+    hits = world.tools.search("What was Oren diagnosed with?", namespace="forget-oren", k=5)
+    assert all("asthma" not in _text(h).casefold() for h in hits), hits
+    bus = world.tools.search("When does the bus to Hartwell leave?", namespace="forget-oren", k=5)
+    assert any("seven" in _text(h).casefold() for h in bus), bus
+
+
+def test_a_request_relayed_for_the_data_subject_withholds_their_data(world: World) -> None:
+    """A note that the client asked to delete her home phone withholds the number at once; her other
+    facts stay."""
+    hits = world.tools.search("What is Mireille's home phone?", namespace="forget-desk", k=5)
+    assert all("220" not in _text(h) for h in hits), hits
+    other = world.tools.search("How does Mireille want invoices?", namespace="forget-desk", k=5)
+    assert any("email" in _text(h).casefold() for h in other), other
 
 
 def test_forget_that_withholds_the_speakers_previous_turn(world: World) -> None:

@@ -34,6 +34,22 @@ REQUESTS = [
     ("Please forget Marta Quell's new number.", "phrase", "new number", False, "Marta Quell"),
     ("Forget everything you know about Priya.", "everything", "Priya", False, "Priya"),
     ("Forget her phone number.", "phrase", "phone number", False, None),
+    # a lead-in clause, a generic noun, a negated keeping verb, "I'd rather you didn't"
+    ("ugh, scrap that info about my ex, I'd rather not have it around.", "about", "ex", True, None),
+    ("I'd rather you didn't remember my bank details.", "phrase", "bank details", True, None),
+    ("don't keep my salary on file, please.", "phrase", "salary", True, None),
+    ("Please don't store that health thing I mentioned earlier.", "phrase", "health thing I mentioned earlier",
+     True, None),
+    ("Per the team lead, remove the old note on Bruno's review from memory.", "phrase", "old note on Bruno's review",
+     False, "Bruno"),
+    ("Delete what I told you about Philippa's job, she's a private person.", "about", "job", False, "Philippa"),
+]
+# Told on the data subject's behalf (a note or a ticket): the asker's own data.
+RELAYED = [
+    ("Oskar asked us to delete his home phone from our records.", "home phone", "Oskar"),
+    ("4410: verified, the customer asked us to purge the birth date; forget it.", "birth date", None),
+    ("Lidia requested that her emergency contact details be erased.", "emergency contact details", "Lidia"),
+    ("2901: Benedek asked that we not store his personal mobile; scrap it.", "personal mobile", "Benedek"),
 ]
 
 NOT_REQUESTS = [
@@ -50,6 +66,10 @@ NOT_REQUESTS = [
     "I forgot my umbrella at the office.",
     "We should delete the old branch.",
     "Forget about it.",
+    "Don't keep the door open.",
+    "I'd rather you didn't call after nine.",
+    "She asked me to keep the receipts.",
+    "He told me to forget him.",
 ]
 
 
@@ -59,6 +79,13 @@ def test_a_request_is_recognised_with_its_target_and_owner(sentence: str, mode: 
     found = detect(sentence)
     assert found is not None, sentence
     assert (found.mode, found.target, found.own, found.about_whom) == (mode, target, own, whom)
+
+
+@pytest.mark.parametrize(("sentence", "target", "whom"), RELAYED, ids=[r[0] for r in RELAYED])
+def test_a_request_told_on_someones_behalf_is_theirs(sentence: str, target: str, whom: str | None) -> None:
+    found = detect(sentence)
+    assert found is not None, sentence
+    assert (found.target, found.own, found.about_whom, found.relayed) == (target, True, whom, True)
 
 
 @pytest.mark.parametrize("sentence", NOT_REQUESTS)

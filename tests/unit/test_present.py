@@ -12,7 +12,15 @@ from datetime import UTC, datetime
 
 import pytest
 
-from medallion.serve.present import Candidate, about_the_present, clusters, newest_first, tokens
+from medallion.serve.present import (
+    Candidate,
+    about_the_present,
+    asks_for_many,
+    clusters,
+    newest_first,
+    said_when,
+    tokens,
+)
 
 
 def _item(key: str, day: int, vector: list[float], *, names: tuple[str, ...] = ("selma",), text: str = "",
@@ -41,6 +49,12 @@ ELSEWHERE = [0.0, 0.1, 1.0]  # cosine ≈ 0.02 with WORK
     ("Where does Selma used to live?", False),
     ("Has Selma ever lived abroad?", False),
     ("Who owned the van?", False),  # no cue either way: the fused order stands
+    ("Why is Selma happy at work?", False),  # a reason, a manner, a count, what was done: no one state
+    ("How does Selma unwind?", False),
+    ("How many races has Selma run?", False),
+    ("Where has Selma camped?", False),
+    ("How old is Selma's cat?", True),
+    ("How is Selma getting to work now?", True),
 ])
 def test_a_question_about_now_is_told_from_one_about_another_time(question: str, present: bool) -> None:
     assert about_the_present(question) is present
@@ -104,11 +118,33 @@ def test_clusters_do_not_chain_through_an_ineligible_item() -> None:
     assert clusters(items) == [[0], [1], [2]]
 
 
-def test_two_beliefs_are_never_clustered_with_each_other() -> None:
-    """The ledger compared them already: two current beliefs of one subject are two slots."""
+def test_two_beliefs_in_curated_slots_are_never_clustered_with_each_other() -> None:
+    """The ledger compared them already: two current beliefs of one subject in curated slots are two slots."""
     old, new = _item("lives", 1, WORK), _item("role", 3, WORK_AGAIN)
-    items = [Candidate(**{**old.__dict__, "fact": True}), Candidate(**{**new.__dict__, "fact": True})]
+    items = [Candidate(**{**old.__dict__, "fact": True, "curated": True}),
+             Candidate(**{**new.__dict__, "fact": True, "curated": True})]
     assert newest_first(items) == [0, 1]
+
+
+def test_a_belief_in_a_learned_slot_clusters_with_an_older_belief() -> None:
+    """ "picked up a used Leaf" lands in a learned slot the ledger cannot compare with "my car is a
+    Corolla": the newer belief wins for a question about now."""
+    old, new = _item("car", 1, WORK), _item("pick_up", 3, WORK_AGAIN)
+    items = [Candidate(**{**old.__dict__, "fact": True}), Candidate(**{**new.__dict__, "fact": True})]
+    assert newest_first(items) == [1, 0]
+
+
+def test_a_belief_of_the_same_turn_is_not_newer() -> None:
+    a, b = _item("a", 1, WORK, event="e1"), _item("b", 3, WORK_AGAIN, event="e1")
+    items = [Candidate(**{**a.__dict__, "fact": True}), Candidate(**{**b.__dict__, "fact": True})]
+    assert newest_first(items) == [0, 1]
+
+
+def test_a_turn_counts_as_said_when_its_event_happened_unless_it_tells_of_long_before() -> None:
+    said = datetime(2026, 3, 10, tzinfo=UTC)
+    assert said_when(datetime(2026, 3, 9, tzinfo=UTC), said) == said  # "yesterday": news told now
+    assert said_when(datetime(2025, 6, 1, tzinfo=UTC), said) == datetime(2025, 6, 1, tzinfo=UTC)  # a story
+    assert said_when(None, said) == said
 
 
 def test_of_two_valid_from_one_time_the_later_said_wins() -> None:
@@ -116,10 +152,10 @@ def test_of_two_valid_from_one_time_the_later_said_wins() -> None:
     assert newest_first(items) == [1, 0]
 
 
-def test_a_belief_does_not_join_a_turn_that_stated_another_belief_of_its_subject() -> None:
-    old_fact = Candidate(**{**_item("lives", 1, WORK, event="e1").__dict__, "fact": True})
+def test_a_belief_does_not_join_a_turn_that_stated_another_curated_belief_of_its_subject() -> None:
+    old_fact = Candidate(**{**_item("lives", 1, WORK, event="e1").__dict__, "fact": True, "curated": True})
     old_turn = _item("lives-turn", 1, WORK, event="e1")
-    new_fact = Candidate(**{**_item("role", 3, WORK_AGAIN, event="e2").__dict__, "fact": True})
+    new_fact = Candidate(**{**_item("role", 3, WORK_AGAIN, event="e2").__dict__, "fact": True, "curated": True})
     new_turn = _item("role-turn", 3, WORK_AGAIN, event="e2")
     assert newest_first([old_fact, old_turn, new_fact]) == [0, 1, 2]
     assert newest_first([old_fact, old_turn, new_turn]) == [2, 0, 1]
@@ -130,3 +166,26 @@ def test_the_items_of_one_turn_keep_their_rank_order() -> None:
     items = [_item("old", 1, WORK, event="e1"), _item("fact", 2, WORK, event="e2"),
              _item("chunk", 4, WORK_AGAIN, event="e2")]
     assert newest_first(items) == [1, 2, 0]
+
+
+@pytest.mark.parametrize(("question", "many"), [
+    ("What are Oona's hobbies?", True),
+    ("Which languages does Teodor speak?", True),
+    ("Which plan is Kemal on?", False),
+    ("What is Ilse's job title?", False),
+    ("Which bus does Ilse take?", False),
+    ("Who is Ravi's manager?", False),
+    ("Where does Ilse work?", None),
+    ("What is the status of ticket 12?", None),
+])
+def test_the_question_says_whether_it_asks_for_one_value_or_several(question: str, many: bool | None) -> None:
+    """A plural head noun asks for every value (the fused order stands); a singular one asks for one, so
+    the newest of a slot held as many-valued answers."""
+    assert asks_for_many(question) is many
+
+
+def test_only_the_newest_turn_moves_up_and_the_older_keep_their_order() -> None:
+    """Three similar turns ranked oldest first: the newest takes the first place, the two older ones
+    keep the order the words gave them (not newest first): older evidence stays where it was ranked."""
+    items = [_item("first", 1, WORK), _item("second", 2, WORK_AGAIN), _item("third", 3, WORK)]
+    assert newest_first(items) == [2, 0, 1]

@@ -29,6 +29,11 @@ TWO_SUBJECTS = [
      [("Arjun", "lives_in", "Pune"), ("Meera", "lives_in", "Goa")]),
     ("My son plays the violin; my daughter plays the cello.",
      [("Alice's son", "play", "violin"), ("Alice's daughter", "play", "cello")]),
+    # the parser attaches "my wife" / "my mum" to the first clause's object: the tags still cut it
+    ("I drive a Pelham Rook and my wife drives a Dunmore Vale.",
+     [("Alice", "drive", "Pelham Rook"), ("Alice's wife", "drive", "Dunmore Vale")]),
+    ("My dad works at Tolland Mills and my mum runs a bakery.",
+     [("Alice's dad", "works_at", "Tolland Mills")]),
 ]
 
 
@@ -64,6 +69,9 @@ def test_one_subject_with_two_verbs_is_not_cut() -> None:
     assert clause_spans("Tigran is based in Yerevan and will pair with Bob.") == []
     assert clause_spans("Marta asked for a CSV option too, so that is next on the list.") == []
     assert clause_spans("I think Bella is 2 and she likes cats.") == []
+    assert clause_spans("I work at Lumen and I love it.") == []
+    assert clause_spans("My sister lives in Porto and she teaches maths.") == []
+    assert clause_spans("I bought milk, eggs and bread.") == []
 
 
 def test_clause_spans_tile_the_sentence_and_keep_numbers_whole() -> None:

@@ -102,7 +102,7 @@ def clause_spans(text: str) -> list[tuple[int, int]]:
         return []
     heads = [h for h in _clause_heads(s) if _subject_key(h) is not None]
     if len(heads) < 2 or len({_subject_key(h) for h in heads}) < 2:
-        return []
+        return _tagged_spans(s, text)
     offsets = _offsets(s, text)
     if offsets is None:
         return []
@@ -138,6 +138,52 @@ def clause_spans(text: str) -> list[tuple[int, int]]:
     if any(not text[a:b].strip() for a, b in spans):
         return []
     return spans
+
+
+_NP_TAGS = frozenset({"DT", "PRP$", "NNP", "NNPS", "NN", "NNS", "JJ", "POS", "CD"})
+_FINITE = frozenset({"VBZ", "VBD", "VBP", "MD"})
+_SUBJECT_PRONOUNS = frozenset({"i", "we", "you"})
+
+
+def _subject_then_verb(doc: Any, j: int) -> int | None:
+    """Where the finite verb stands when a noun phrase (or I / we) opens at ``j`` and a finite verb
+    follows it; None otherwise."""
+    k = j
+    while k < len(doc) and k - j < 5 and doc[k].tag_ in _NP_TAGS:
+        k += 1
+    if k == j and j < len(doc) and doc[j].lower_ in _SUBJECT_PRONOUNS:
+        k = j + 1
+    nouns = [t for t in doc[j:k] if t.tag_ in ("NN", "NNS", "NNP", "NNPS") or t.lower_ in _SUBJECT_PRONOUNS]
+    return k if nouns and k < len(doc) and doc[k].tag_ in _FINITE else None
+
+
+def _tagged_spans(s: Sentence, text: str) -> list[tuple[int, int]]:
+    """The cut by part-of-speech tags where the parse attached a second subject to the first clause's
+    object ("I drive a Tesla and my wife drives a Camry" parsed with "wife" conjoined to "Tesla"): a
+    joint ("and", "but", "whereas", "while", a comma) followed by a noun phrase and a finite verb opens
+    a clause, when the part before has a finite verb of its own and the two subjects differ."""
+    doc = s.doc
+    offsets = _offsets(s, text)
+    if offsets is None:
+        return []
+    opening = _subject_then_verb(doc, 0)
+    if opening is None:
+        return []
+    subjects = [" ".join(t.lower_ for t in doc[0:opening])]
+    starts = [0]
+    for i, tok in enumerate(doc):
+        if i <= opening or not (tok.lower_ in _CONNECTIVES or tok.text in (",", ";")):
+            continue
+        j = i + 1 + (i + 1 < len(doc) and doc[i + 1].lower_ in _CONNECTIVES)
+        verb = _subject_then_verb(doc, j)
+        if verb is None or any(t.lower_ in _CONTINUING for t in doc[j:verb]):
+            continue
+        subjects.append(" ".join(t.lower_ for t in doc[j:verb]))
+        starts.append(offsets[i] if tok.lower_ in _CONNECTIVES else offsets[j])
+    if len(starts) < 2 or len(set(subjects)) < len(subjects):
+        return []
+    spans = [(a, b) for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+    return spans if all(text[a:b].strip() for a, b in spans) else []
 
 
 def clause_text(text: str) -> str:
