@@ -56,6 +56,9 @@ _NOT_ENTITY = frozenset({"scheduled_at", "birthday", "amount", "phone", "version
 # Kinds of slot a meaning never replaces: catch-alls and intentions.
 _KEEP = frozenset({"states", "plans", "goal"})
 
+# Slots whose values are times, dates, amounts or numbers: a value with no digit and no word of the calendar
+# or the clock cannot be one (a time zone or an e-mail address can, so those two are not here).
+_COUNTED = frozenset({"scheduled_at", "birthday", "amount", "phone", "version"})
 # What a time, number or code slot's value has: a digit, or a word of the calendar or the clock.
 _TIMELIKE = re.compile(
     r"\d|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
@@ -189,7 +192,7 @@ def _unslotted(c: FactCandidate) -> tuple[FactCandidate, str | None]:
     """A candidate left in a curated slot that cannot hold its value (an organisation in a time slot)
     moves to a learned key named after its relation and the value's kind, so that no reader trusts
     the curated slot's meaning for it; any other candidate is unchanged."""
-    if c.predicate not in predicates() or not isinstance(c.value, str) or _TIMELIKE.search(c.value):
+    if c.predicate not in _COUNTED or not isinstance(c.value, str) or _TIMELIKE.search(c.value):
         return c, None  # a number, a version, a day or a month may still be what the slot holds
     phrase = c.relation or c.predicate.replace("_", " ")
     key = normalise_key(f"{phrase} {'entity' if c.object_entity else c.value_type}")
