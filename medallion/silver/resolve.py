@@ -24,7 +24,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -99,6 +99,17 @@ def _new_fact(
         buffer.edges.append((fid, event.namespace, subject_id, object_id, pred.name))
 
 
+NEWS_WINDOW = timedelta(days=30)  # a change dated this close to its telling is news, not a story about before
+
+
+def news(c: FactCandidate, event: EventInput, target: Neighbour) -> bool:
+    """Whether a candidate dated before ``target`` still reports a change after it: it was told after
+    the target's time, about a moment close to its telling ("got promoted last Friday", told the day
+    after "I'm a junior analyst", which was dated by its own telling). A story about long before
+    ("in 2019 I lived in Porto") is not news and stays history."""
+    return event.occurred_at > target.valid_from and event.occurred_at - c.valid_from <= NEWS_WINDOW
+
+
 def resolve_candidate(
     state: NamespaceState, buffer: WriteBuffer, event: EventInput, prep: Prepared, judge: Any, *,
     threshold: float, fingerprint: str, judge_name: str, written: set[str],
@@ -154,7 +165,7 @@ def resolve_candidate(
             targets = [n for n in found if n.same_slot and n.open]
         else:
             targets = [by_id[verdict.target_fact_id]]  # type: ignore[index]
-        newer_than_candidate = [t for t in targets if c.valid_from < t.valid_from]
+        newer_than_candidate = [t for t in targets if c.valid_from < t.valid_from and not news(c, event, t)]
         if newer_than_candidate:
             # Out-of-order arrival: the candidate predates a current version, whatever their authorities,
             # so it describes the past and closes nothing; contested is for claims on the same or a later time.
@@ -166,7 +177,7 @@ def resolve_candidate(
         stronger = [t for t in targets if event.authority > t.authority]
         settled = [t for t in targets if event.authority <= t.authority]
         for t in settled:
-            buffer.close(t.fact_id, c.valid_from, event.received_at, fid)
+            buffer.close(t.fact_id, max(c.valid_from, t.valid_from), event.received_at, fid)
             state.close(t.fact_id)
         if stronger:
             for t in stronger:

@@ -56,6 +56,15 @@ _NOT_ENTITY = frozenset({"scheduled_at", "birthday", "amount", "phone", "version
 # Kinds of slot a meaning never replaces: catch-alls and intentions.
 _KEEP = frozenset({"states", "plans", "goal"})
 
+# A relation that names the kind of its value ("affiliated with the religion of X", "located in the continent
+# of X") is its own slot; a passive with its agent ("founded by X", "written by X") says what was done to the
+# subject, which no person's slot holds. Both scored 0.75-0.79 to member_of or lives_in by meaning alone.
+_OWN_KIND = re.compile(r"\b(?:the|a|an)\s+[a-z]+\s+of\s+[A-Z0-9]")
+_BY_AGENT = re.compile(r"(?:^|\s)(?:[a-z]+ed|made|written|built|run|led|owned|done|drawn|sung|held|won|"
+                       r"known|begun|founded)\s+by$")
+# Slots whose values are times, dates, amounts or numbers: a value with no digit and no word of the calendar
+# or the clock cannot be one (a time zone or an e-mail address can, so those two are not here).
+_COUNTED = frozenset({"scheduled_at", "birthday", "amount", "phone", "version"})
 # What a time, number or code slot's value has: a digit, or a word of the calendar or the clock.
 _TIMELIKE = re.compile(
     r"\d|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
@@ -103,6 +112,8 @@ def eligible(c: FactCandidate) -> bool:
     kind = "entity" if c.object_entity else c.value_type
     if c.predicate in _KEEP or kind not in mappable_types():
         return False  # a value no curated example holds could not be mapped: not worth an encode
+    if _OWN_KIND.search(c.statement) or _BY_AGENT.search(c.relation or c.predicate.replace("_", " ")):
+        return False  # the phrase names its own kind of value, or its subject is what was done: keep it
     if c.predicate not in predicates():
         return True
     return c.predicate in _NOT_ENTITY and (c.value_type == "entity" or c.object_entity is not None)
@@ -189,7 +200,7 @@ def _unslotted(c: FactCandidate) -> tuple[FactCandidate, str | None]:
     """A candidate left in a curated slot that cannot hold its value (an organisation in a time slot)
     moves to a learned key named after its relation and the value's kind, so that no reader trusts
     the curated slot's meaning for it; any other candidate is unchanged."""
-    if c.predicate not in predicates() or not isinstance(c.value, str) or _TIMELIKE.search(c.value):
+    if c.predicate not in _COUNTED or not isinstance(c.value, str) or _TIMELIKE.search(c.value):
         return c, None  # a number, a version, a day or a month may still be what the slot holds
     phrase = c.relation or c.predicate.replace("_", " ")
     key = normalise_key(f"{phrase} {'entity' if c.object_entity else c.value_type}")

@@ -92,6 +92,24 @@ def test_a_curated_slot_with_a_misfit_value_is_open_to_meaning() -> None:
                                                    confidence=0.5))
 
 
+def test_a_misfit_value_no_slot_means_leaves_the_curated_slot(meaning: SlotMeaning, encode: Any) -> None:
+    """An organisation in a time slot that no curated slot takes by meaning goes to a learned key, so no
+    reader trusts the time slot for it; a time zone, a version or a day stays where it was read."""
+    c = FactCandidate(subject="Selma", predicate="scheduled_at", value="Orrinwood Labs",
+                      statement="Selma has officially started at Orrinwood Labs now, badge and all.", valid_from=AT,
+                      confidence=0.5, object_entity="Orrinwood Labs", value_type="entity")
+    text = masked(c)
+    assert text is not None
+    moved, note = slot_meaning.remap(c, meaning, {text: encode([text])[0]})
+    assert moved.predicate not in slot_meaning.predicates() and note is not None, moved
+    for predicate, value in (("timezone", "Europe/London"), ("version", "Kubernetes 1.28"),
+                             ("scheduled_at", "Monday")):
+        kept = FactCandidate(subject="Dan", predicate=predicate, value=value, valid_from=AT, confidence=0.5,
+                             statement=f"Dan's {predicate} is {value}.", object_entity=value, value_type="entity")
+        masked_text = masked(kept) or ""
+        assert slot_meaning.remap(kept, meaning, {masked_text: encode([masked_text])[0]})[0].predicate == predicate
+
+
 def test_the_mapping_is_deterministic(meaning: SlotMeaning, encode: Any) -> None:
     case = TUNING[1]
     assert {mapped(meaning, encode, case) for _ in range(3)} == {mapped(meaning, encode, case)}
