@@ -150,6 +150,8 @@ def linked(a: Candidate, b: Candidate, threshold: float = SIMILAR, margin: float
         return False
     if (a.fact and b.fact and a.event == b.event) or (a.curated and b.curated):
         return False  # two beliefs of one turn (neither is newer), or two the ledger told apart by curated slots
+    if a.fact and b.fact and not set(a.names) & set(b.names):
+        return False  # two beliefs have exact subjects: "Quillmoor Reader" is not "Quillmoor"
     return (same_subject(a, b) and abs(a.to_question - b.to_question) <= margin
             and cosine(a.vector, b.vector) >= threshold)
 

@@ -12,7 +12,7 @@ predicate and its cardinality. How the threshold was chosen, and its precision a
 written before it was chosen, is in STANDARDS.md ("Slots by meaning").
 
 **Change and end.** A closed list of replacement words — not relations: "no longer", "anymore",
-"instead", "switched", "swapped", "replaced", "passed away", "quit", "gave up" — says a value took
+"instead", "switched", "swapped", "replaced", "passed away", "quit", "gave up", and a bare "now" — says a value took
 another's place, so in a many-valued slot the new value replaces the open ones; "also", "too",
 "another" say one more is added and win over a replacement word. "new" and "now" are not enough in a
 many-valued slot (measured on LoCoMo: every one of some 40 supersessions they caused was wrong,
@@ -71,6 +71,8 @@ _TIMELIKE = re.compile(
     r"\b(?:noon|midnight|morning|afternoon|evening|night|tonight|today|tomorrow|week|month|year|quarter|spring|"
     r"summer|autumn|fall|winter|[A-Z]{2,5}T)\b", re.IGNORECASE)
 _ADDED = re.compile(r"\b(?:also|too|another|additionally|as\s+well)\b", re.I)
+_BARE_NOW = re.compile(r"(?<!right )(?<!for )(?<!by )(?<!until )(?<!just )(?<!from )\bnow\b", re.I)
+_JOINED = re.compile(r"\b(?:join(?:s|ed|ing)?|part\s+of|members?\s+of|took\s+up|takes?\s+up)\b", re.I)
 _REPLACING = re.compile(
     r"\b(?:no\s+longer|any\s*more|instead|switched|switching|swapped|replaced|passed\s+away|quit|gave\s+up)\b", re.I)
 _ENDED = re.compile(r"\bno\s+longer\b|(?:\bnot|n't)\b[^.!?]{0,120}?\bany\s*more\b|\bstopped\s+being\b", re.I)
@@ -212,11 +214,13 @@ def _unslotted(c: FactCandidate) -> tuple[FactCandidate, str | None]:
 
 def states_change(statement: str) -> bool:
     """Whether a statement says its value took another's place, which in a many-valued slot closes
-    the others: a replacement word ("instead", "switched", "no longer", "quit", "passed away") and no
-    "also". "new" and a bare "now" are not enough there: "loves discovering new cities", "bought a lot
-    of new books" and "is working on something new now" add one more (a single-valued slot needs no
-    cue: a different value supersedes, and at query time the newest answers a question about now)."""
-    return not _ADDED.search(statement) and bool(_REPLACING.search(statement))
+    the others: a replacement word ("instead", "switched", "no longer", "quit", "passed away") or a
+    bare "now" ("now I'm reading Kindred"; not "joined … now", which adds a membership), and no
+    "also". "new", "finished" and "left" are not enough: "loves discovering new cities" and "bought a
+    lot of new books" add one more."""
+    if _ADDED.search(statement):
+        return False
+    return bool(_REPLACING.search(statement)) or bool(_BARE_NOW.search(statement) and not _JOINED.search(statement))
 
 
 def first_person(sentence: str, speaker: str | None) -> str:
