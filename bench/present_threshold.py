@@ -23,8 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import bench_settings, write_result  # noqa: E402
 from medallion.db.connection import connect  # noqa: E402
-from medallion.serve.present import cosine, vector_of  # noqa: E402
+from medallion.serve.present import cosine  # noqa: E402
 from medallion.serve.search import query_vector  # noqa: E402
+from medallion.silver.embed import vector_of  # noqa: E402
 from tests.integration import test_plain_language as dev  # noqa: E402
 from tests.integration.test_present_wins import namespace_of, remember_cases  # noqa: E402
 from tests.plain_language_cases import CASES as DEV_CASES  # noqa: E402

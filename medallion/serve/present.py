@@ -47,12 +47,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 import numpy as np
 
 from medallion.silver.chunks import speaker
+from medallion.silver.embed import vector_of
+from medallion.silver.resolve import NEWS_WINDOW
 
 # Measured with bench/present_threshold.py --dev on tests/present_cases.py and the development
 # plain-language updates (bench/results/present_threshold.json): of 70 pairs (earlier turn, later turn
@@ -62,7 +64,7 @@ from medallion.silver.chunks import speaker
 SIMILAR = 0.40  # cosine between two candidates' stored embeddings: "the same kind of thing"
 MARGIN = 0.20  # how much closer to the question one member of a cluster may be than another
 WINDOW_EVENTS = 10  # the results of the first N distinct events are looked at; the rest keep their order
-PAST_TELLING = timedelta(days=30)  # a belief dated this much before its telling is a story about before
+PAST_TELLING = NEWS_WINDOW  # a belief dated this much before its telling is a story about before (as in the ledger)
 _QUOTED = 40  # the leading characters of a turn that identify it inside another chunk's context
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
@@ -129,17 +131,6 @@ def _mentions(name: frozenset[str], item: Candidate) -> bool:
 def same_subject(a: Candidate, b: Candidate) -> bool:
     """Whether two candidates are about one subject: a name of one is among the other's names or words."""
     return any(_mentions(n, b) for n in a.names) or any(_mentions(n, a) for n in b.names)
-
-
-def vector_of(value: Any) -> np.ndarray | None:
-    """A stored embedding as an array (pgvector's adapter gives one; its text form is parsed)."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return np.asarray([float(x) for x in value.strip("[]").split(",") if x], dtype=float)
-    if hasattr(value, "to_numpy"):  # pgvector's Vector
-        return np.asarray(value.to_numpy(), dtype=float)
-    return np.asarray(value, dtype=float)
 
 
 def linked(a: Candidate, b: Candidate, threshold: float = SIMILAR, margin: float = MARGIN) -> bool:

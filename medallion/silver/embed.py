@@ -152,3 +152,14 @@ class Embedder:
             for h, v in zip(missing, vectors, strict=True):
                 found[h] = v
         return [found[h] for h in hashes]
+
+
+def vector_of(value: Any) -> np.ndarray | None:
+    """A stored embedding as an array (pgvector's adapter gives one; its text form is parsed)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return np.asarray([float(x) for x in value.strip("[]").split(",") if x], dtype=float)
+    if hasattr(value, "to_numpy"):  # pgvector's Vector
+        return np.asarray(value.to_numpy(), dtype=float)
+    return np.asarray(value, dtype=float)

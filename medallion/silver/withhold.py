@@ -33,6 +33,7 @@ import numpy as np
 import psycopg
 
 from medallion.silver import entities
+from medallion.silver.embed import vector_of
 from medallion.silver.forget_requests import ForgetRequest, detect
 from medallion.silver.slot_meaning import speaker_of
 
@@ -265,14 +266,6 @@ def _carrying(conn: psycopg.Connection, facts: list[_Fact], said: list[_Chunk], 
 def _keys(text: str) -> set[str]:
     return {w for w in _words(text) if w not in _STOP and w not in _GENERIC and len(w) > 2}
 
-
-def vector_of(value: Any) -> np.ndarray | None:
-    """A stored embedding as an array (pgvector's adapter, or its text form)."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return np.asarray([float(x) for x in value.strip("[]").split(",") if x], dtype=float)
-    return np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value, dtype=float)
 
 
 def _words(text: str) -> set[str]:
