@@ -17,8 +17,8 @@ from typing import Any, Protocol
 
 import psycopg
 
-from medallion.silver.providers import Distiller, DistillError, record_model_call
-from medallion.silver.types import EventInput, FactCandidate, Judgement, Neighbour
+from medallion.distill.providers import Distiller, DistillError, record_model_call
+from medallion.distill.types import EventInput, FactCandidate, Judgement, Neighbour
 
 
 class CountsModelCalls(Protocol):

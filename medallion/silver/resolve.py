@@ -30,12 +30,12 @@ from typing import Any
 import numpy as np
 from psycopg.types.json import Jsonb
 
+from medallion.distill.types import EventInput, FactCandidate, Judgement, Neighbour
+from medallion.distill.vocabulary import Predicate
 from medallion.silver import entities, slot_meaning
 from medallion.silver.judge import canonical_value
 from medallion.silver.ledger_state import NamespaceState, WriteBuffer
 from medallion.silver.routing import importance, route
-from medallion.silver.types import EventInput, FactCandidate, Judgement, Neighbour
-from medallion.silver.vocabulary import Predicate
 
 VECTOR_NEIGHBOURS = 5
 # Slots a change word never empties: the catch-all, intentions, and events that happened.
