@@ -39,7 +39,7 @@ from medallion.bronze.contract import (
     overlay_payload,
 )
 from medallion.bronze.namespaces import namespaces as bronze_namespaces
-from medallion.distill.providers import Distiller, DistillError, record_model_call
+from medallion.distill.providers import Distiller, DistillError, Judge, record_model_call
 from medallion.distill.types import EventInput, FactCandidate
 from medallion.settings import Settings
 from medallion.silver import chunks as chunking
@@ -85,7 +85,7 @@ class _Run:
     conn: psycopg.Connection
     settings: Settings
     distiller: Distiller
-    judge: Any
+    judge: Judge
     embedder: Embedder
     fingerprint: str
     distill_fp: str
@@ -106,7 +106,7 @@ def make_distiller(settings: Settings) -> Distiller:
     return HeuristicDistiller()
 
 
-def make_judge(settings: Settings) -> Any:
+def make_judge(settings: Settings) -> Judge:
     """The configured judge (heuristic by default)."""
     if settings.llm_provider == "openai":
         from medallion.distill.providers.openai_provider import OpenAIJudge
@@ -190,7 +190,7 @@ def derive(
     full_rebuild: bool = False,
     namespaces: list[str] | None = None,
     distiller: Distiller | None = None,
-    judge: Any = None,
+    judge: Judge | None = None,
     progress: Progress | None = None,
     lock_wait_seconds: float = 300.0,
 ) -> DeriveReport:
@@ -227,7 +227,7 @@ def _derive(
     namespaces: list[str] | None,
     scope: list[str],
     distiller: Distiller | None,
-    judge: Any,
+    judge: Judge | None,
     progress: Progress | None,
 ) -> DeriveReport:
     """The derivation itself, for the namespaces in ``scope`` (``namespaces`` None: every one, and a

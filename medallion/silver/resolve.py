@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from psycopg.types.json import Jsonb
 
+from medallion.distill.providers import Judge
 from medallion.distill.types import EventInput, FactCandidate, Judgement, Neighbour
 from medallion.distill.vocabulary import Predicate
 from medallion.silver import entities, slot_meaning
@@ -100,7 +101,7 @@ def _new_fact(
 
 
 def resolve_candidate(
-    state: NamespaceState, buffer: WriteBuffer, event: EventInput, prep: Prepared, judge: Any, *,
+    state: NamespaceState, buffer: WriteBuffer, event: EventInput, prep: Prepared, judge: Judge, *,
     threshold: float, fingerprint: str, judge_name: str, written: set[str],
 ) -> Outcome:
     """Resolve one candidate against the namespace's ledger and buffer the result."""

@@ -1,9 +1,11 @@
-"""Distillers (S1): turn a Bronze event into atomic fact candidates.
+"""Distillers (S1): turn a Bronze event into atomic fact candidates; judges decide a candidate
+against the facts near it.
 
-Two providers share one interface: ``heuristic`` (offline default, deterministic) and ``openai``
-(any OpenAI-compatible endpoint). A provider raises :class:`DistillError` when it cannot produce an
-answer (after its retries); the caller parks the event in ``silver.derivation_failures``.
-:func:`record_model_call` is how a call that reached a model lands in ``telemetry.model_calls``.
+Two providers share one interface each (:class:`Distiller`, :class:`Judge`): ``heuristic`` (offline
+default, deterministic) and ``openai`` (any OpenAI-compatible endpoint). A provider raises
+:class:`DistillError` when it cannot produce an answer (after its retries); the caller parks the
+event in ``silver.derivation_failures``. :func:`record_model_call` is how a call that reached a model
+lands in ``telemetry.model_calls``.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any, Protocol
 
 import psycopg
 
-from medallion.distill.types import EventInput, FactCandidate
+from medallion.distill.types import EventInput, FactCandidate, Judgement, Neighbour
 
 
 class DistillError(RuntimeError):
@@ -34,6 +36,16 @@ class Distiller(Protocol):
     name: str
 
     def distill(self, event: EventInput) -> list[FactCandidate]: ...
+
+
+class Judge(Protocol):
+    """Anything that decides a candidate against its nearest facts (add, update, skip, …): the offline
+    ``medallion.silver.judge.HeuristicJudge`` and ``OpenAIJudge`` here. ``name`` is the provider
+    recorded with each resolution and model call."""
+
+    name: str
+
+    def judge(self, candidate: FactCandidate, neighbours: list[Neighbour]) -> Judgement: ...
 
 
 class CallUsage(Protocol):
