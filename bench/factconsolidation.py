@@ -66,12 +66,12 @@ from bench.common import FACTCONSOLIDATION, RESULTS, bench_settings, machine  # 
 from bench.locomo import code_versions  # noqa: E402
 from medallion.bronze.ingest import ingest_events  # noqa: E402
 from medallion.db.connection import connect  # noqa: E402
+from medallion.distill.providers.heuristic import HeuristicDistiller  # noqa: E402
+from medallion.distill.vocabulary import predicates as seed_predicates  # noqa: E402
 from medallion.serve.tools import open_tools  # noqa: E402
 from medallion.settings import Settings  # noqa: E402
 from medallion.silver.derive import derive  # noqa: E402
 from medallion.silver.embed import load_model  # noqa: E402
-from medallion.silver.providers.heuristic import HeuristicDistiller  # noqa: E402
-from medallion.silver.vocabulary import predicates as seed_predicates  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_PATH = FACTCONSOLIDATION.path
@@ -343,8 +343,8 @@ def run_set(settings: Settings, key: str, record: dict[str, Any], start: Callabl
 def code() -> dict[str, str]:
     """The LoCoMo bench's engine hashes, plus the files that decide a fact's slot (the open vocabulary)."""
     out = code_versions()
-    for rel in ("medallion/silver/predicates.py", "dbt_project/seeds/predicates.csv",
-                "dbt_project/seeds/predicate_aliases.csv"):
+    for rel in ("medallion/distill/predicates.py", "medallion/distill/seeds/predicates.csv",
+                "medallion/distill/seeds/predicate_aliases.csv"):
         if (REPO / rel).exists():
             out[rel.split("/", 1)[1]] = hashlib.sha256((REPO / rel).read_bytes()).hexdigest()[:12]
     return out

@@ -71,12 +71,12 @@ from bench.locomo_data import CATEGORIES, DEFAULT_PATH, ROOTS, dia_id, load, que
 from bench.locomo_replay import ObservationReplayDistiller  # noqa: E402
 from medallion.bronze.ingest import ingest_events  # noqa: E402
 from medallion.db.connection import connect, ensure_ready  # noqa: E402
+from medallion.distill.providers.heuristic import HeuristicDistiller  # noqa: E402
 from medallion.serve.search import tsquery  # noqa: E402
 from medallion.serve.tools import open_tools  # noqa: E402
 from medallion.settings import Settings  # noqa: E402
 from medallion.silver.derive import derive  # noqa: E402
 from medallion.silver.embed import load_model  # noqa: E402
-from medallion.silver.providers.heuristic import HeuristicDistiller  # noqa: E402
 
 KS = (5, 10, 25, 50)
 BUDGET_TOKENS = 1000
@@ -337,8 +337,8 @@ def code_versions() -> dict[str, str]:
     names = ("serve/search.py", "serve/served.py", "serve/fusion.py", "serve/graph.py", "silver/derive.py",
              "silver/chunks.py", "silver/restate.py", "silver/resolve.py", "silver/judge.py")
     out = {n: hashlib.sha256((root / n).read_bytes()).hexdigest()[:12] for n in names}
-    distiller = sorted((root / "silver" / "providers").rglob("*.py"))
-    out["silver/distill"] = hashlib.sha256(b"".join(p.read_bytes() for p in distiller)).hexdigest()[:12]
+    distiller = sorted((root / "distill").rglob("*.py"))
+    out["distill"] = hashlib.sha256(b"".join(p.read_bytes() for p in distiller)).hexdigest()[:12]
     migrations = sorted((root / "db" / "migrations").glob("*.sql"))
     out["db/migrations"] = hashlib.sha256(b"".join(m.read_bytes() for m in migrations)).hexdigest()[:12]
     return out

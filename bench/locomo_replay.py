@@ -3,7 +3,7 @@
 The stand-in for an LLM distiller in ``bench/locomo.py`` config (d). LoCoMo ships, per session and
 speaker, observations written from the dialogue ("Caroline attended an LGBTQ support group
 recently …"), each citing the turn(s) it came from. This provider implements the
-:class:`~medallion.silver.providers.Distiller` protocol and, for the Bronze event of turn
+:class:`~medallion.distill.providers.Distiller` protocol and, for the Bronze event of turn
 ``<sample_id>:<dia_id>``, returns one :class:`FactCandidate` per observation citing that turn:
 subject = the person the observation is about, predicate ``states``, value / statement = the
 observation, ``valid_from`` = the session's date time (the event's ``occurred_at``), confidence 0.9,
@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from bench.locomo_data import observations
-from medallion.silver.types import EventInput, FactCandidate
+from medallion.distill.types import EventInput, FactCandidate
 
 CONFIDENCE = 0.9
 

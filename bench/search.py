@@ -47,6 +47,7 @@ from bench.common import bench_settings, median, write_result  # noqa: E402
 from bench.search_data import NAMESPACE, QUESTIONS, build_dataset  # noqa: E402
 from medallion.bronze.ingest import ingest_events  # noqa: E402
 from medallion.db.connection import connect  # noqa: E402
+from medallion.distill.vocabulary import predicate as vocab  # noqa: E402
 from medallion.serve import retrieve  # noqa: E402
 from medallion.serve import search as searching  # noqa: E402
 from medallion.serve.tools import open_tools  # noqa: E402
@@ -54,7 +55,6 @@ from medallion.silver import entities as ent  # noqa: E402
 from medallion.silver.embed import load_model  # noqa: E402
 from medallion.silver.resolve import fact_id as make_fact_id  # noqa: E402
 from medallion.silver.routing import importance  # noqa: E402
-from medallion.silver.vocabulary import predicate as vocab  # noqa: E402
 
 ENCODE_PASS = 50  # searches timed once with the query-vector cache cleared
 DIAG_SAMPLES = 20  # statements timed separately for the diagnostic breakdown

@@ -150,8 +150,9 @@ def _partition_metadata(name: str, counts: dict, recent: list) -> dict:
     return metadata
 
 
-# what decides the rows: the engine's derivation, its model cards and prompts, the vocabulary seeds
-CODE_VERSION = code_version("medallion/silver", "models", "dbt_project/seeds")
+# what decides the rows: the engine's derivation and its reading of English (with the vocabulary seeds),
+# its model cards and prompts
+CODE_VERSION = code_version("medallion/silver", "medallion/distill", "models", "dbt_project/seeds")
 
 
 @dg.graph_multi_asset(

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import psycopg
 
 from medallion.bronze import erasure
+from medallion.distill.types import EventInput
 from medallion.publish.wiki import compile_wiki
 from medallion.serve.tools import open_tools
 from medallion.settings import Settings
@@ -28,7 +29,6 @@ from medallion.silver.derive import derive
 from medallion.silver.distill_memo import cache_key
 from medallion.silver.embed import text_hash
 from medallion.silver.report import DeriveReport
-from medallion.silver.types import EventInput
 
 # The events a pending request covers now: its one event, or every event of its actor or namespace.
 _COVERED = (

@@ -19,9 +19,9 @@ from typing import Any
 
 import psycopg
 
+from medallion.distill.predicates import normalise_key, slot_for
+from medallion.distill.vocabulary import predicates as curated_predicates
 from medallion.serve import served
-from medallion.silver.predicates import normalise_key, slot_for
-from medallion.silver.vocabulary import predicates as curated_predicates
 
 NAMES_SHOWN = 20  # an error names at most this many namespaces or predicates
 CLOSE_SHOWN = 3

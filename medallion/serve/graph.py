@@ -38,9 +38,9 @@ from typing import Any, NamedTuple
 
 import psycopg
 
+from medallion.distill import predicates as vocabulary_aliases
+from medallion.distill.predicates import slot_for
 from medallion.silver import entities
-from medallion.silver import predicates as vocabulary_aliases
-from medallion.silver.predicates import slot_for
 
 MAX_HOPS = 3
 FOLLOW_STEPS = 8  # an explicit path names each hop's predicate, so it may go further than the search's walk

@@ -19,7 +19,7 @@ import re
 
 import psycopg
 
-from medallion.silver.providers.clauses.coordination import clause_spans
+from medallion.distill.language.coordination import clause_spans
 
 MAX_CHARS = 800
 MIN_SENTENCE = 25  # a shorter sentence ("Wow!", "Thanks, Jon.") is joined to the next

@@ -39,6 +39,8 @@ from medallion.bronze.contract import (
     overlay_payload,
 )
 from medallion.bronze.namespaces import namespaces as bronze_namespaces
+from medallion.distill.providers import Distiller, DistillError, Judge, record_model_call
+from medallion.distill.types import EventInput, FactCandidate
 from medallion.settings import Settings
 from medallion.silver import chunks as chunking
 from medallion.silver import (
@@ -59,10 +61,8 @@ from medallion.silver.judge import HeuristicJudge
 from medallion.silver.ledger_state import NamespaceState, WriteBuffer
 from medallion.silver.namespace_lock import deriving, lock_groups
 from medallion.silver.pending import pending_windows, reason, stale_namespaces
-from medallion.silver.providers import Distiller, DistillError, record_model_call
 from medallion.silver.report import DeriveReport
 from medallion.silver.resolve import Prepared, close_negated, resolve_candidate
-from medallion.silver.types import EventInput, FactCandidate
 
 SILVER_TABLES = (
     "silver.edges", "silver.resolutions", "silver.facts", "silver.entities", "silver.chunks", "silver.documents",
@@ -85,7 +85,7 @@ class _Run:
     conn: psycopg.Connection
     settings: Settings
     distiller: Distiller
-    judge: Any
+    judge: Judge
     embedder: Embedder
     fingerprint: str
     distill_fp: str
@@ -98,18 +98,18 @@ class _Run:
 def make_distiller(settings: Settings) -> Distiller:
     """The configured distiller (heuristic by default)."""
     if settings.llm_provider == "openai":
-        from medallion.silver.providers.openai_provider import OpenAIDistiller
+        from medallion.distill.providers.openai_provider import OpenAIDistiller
 
         return OpenAIDistiller(settings)
-    from medallion.silver.providers.heuristic import HeuristicDistiller
+    from medallion.distill.providers.heuristic import HeuristicDistiller
 
     return HeuristicDistiller()
 
 
-def make_judge(settings: Settings) -> Any:
+def make_judge(settings: Settings) -> Judge:
     """The configured judge (heuristic by default)."""
     if settings.llm_provider == "openai":
-        from medallion.silver.providers.openai_provider import OpenAIJudge
+        from medallion.distill.providers.openai_provider import OpenAIJudge
 
         return OpenAIJudge(settings)
     return HeuristicJudge(settings.conflict_threshold)
@@ -190,7 +190,7 @@ def derive(
     full_rebuild: bool = False,
     namespaces: list[str] | None = None,
     distiller: Distiller | None = None,
-    judge: Any = None,
+    judge: Judge | None = None,
     progress: Progress | None = None,
     lock_wait_seconds: float = 300.0,
 ) -> DeriveReport:
@@ -227,7 +227,7 @@ def _derive(
     namespaces: list[str] | None,
     scope: list[str],
     distiller: Distiller | None,
-    judge: Any,
+    judge: Judge | None,
     progress: Progress | None,
 ) -> DeriveReport:
     """The derivation itself, for the namespaces in ``scope`` (``namespaces`` None: every one, and a

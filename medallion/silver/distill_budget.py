@@ -4,7 +4,7 @@ One pathological sentence can hold a distiller for minutes (a regular expression
 exponentially, a parser that loops): the derivation then stalls for every namespace behind it. The
 derivation therefore wraps its distiller in :class:`BudgetedDistiller`: an event whose distillation
 uses more than ``Settings.distill_budget_seconds`` of CPU time is stopped and raises
-:class:`~medallion.silver.providers.DistillError`, so it is parked like any poison event and retried
+:class:`~medallion.distill.providers.DistillError`, so it is parked like any poison event and retried
 by the next run, and the run goes on.
 
 How the block is stopped: in the main thread a ``SIGPROF`` interval timer (``ITIMER_PROF``, the
@@ -30,8 +30,9 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
-from medallion.silver.providers import Distiller, DistillError, clauses
-from medallion.silver.types import EventInput, FactCandidate
+from medallion.distill.language import parse
+from medallion.distill.providers import Distiller, DistillError
+from medallion.distill.types import EventInput, FactCandidate
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +122,7 @@ class BudgetedDistiller:
         if inner.name == "heuristic":
             # Its parser (spaCy, its English pipeline) takes seconds of CPU to load, once per process:
             # loaded here, outside any budget, rather than charged to whichever event needs it first.
-            clauses.warm(set())
+            parse.warm(set())
 
     def __getattr__(self, attr: str) -> Any:
         value = getattr(self.inner, attr)

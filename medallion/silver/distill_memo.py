@@ -17,8 +17,8 @@ from typing import Any, Protocol
 
 import psycopg
 
-from medallion.silver.providers import Distiller, DistillError, record_model_call
-from medallion.silver.types import EventInput, FactCandidate, Judgement, Neighbour
+from medallion.distill.providers import Distiller, DistillError, Judge, record_model_call
+from medallion.distill.types import EventInput, FactCandidate, Judgement, Neighbour
 
 
 class CountsModelCalls(Protocol):
@@ -120,7 +120,7 @@ class MemoJudge:
     its neighbours. A hit is a ``cache_hit`` telemetry row and no request; ``take_usages`` hands on the
     wrapped judge's real requests only."""
 
-    def __init__(self, conn: psycopg.Connection, judge: Any, fingerprint: str, namespace_of: Any):
+    def __init__(self, conn: psycopg.Connection, judge: Judge, fingerprint: str, namespace_of: Any):
         self.conn, self.inner, self.fingerprint, self.namespace_of = conn, judge, fingerprint, namespace_of
         self.name = judge.name
         self.model = getattr(judge, "model", "")

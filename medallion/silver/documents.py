@@ -12,8 +12,8 @@ import hashlib
 
 import psycopg
 
+from medallion.distill.types import EventInput
 from medallion.silver.ledger_state import NamespaceState, WriteBuffer
-from medallion.silver.types import EventInput
 
 
 def record(state: NamespaceState, buffer: WriteBuffer, event: EventInput, fingerprint: str) -> str:

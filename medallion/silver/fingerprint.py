@@ -12,11 +12,11 @@ from pathlib import Path
 
 import yaml
 
+from medallion.distill import predicates, vocabulary
 from medallion.settings import Settings
-from medallion.silver import predicates, vocabulary
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
-SILVER = Path(__file__).resolve().parent
+ENGINE = Path(__file__).resolve().parents[1]  # medallion/: module paths below are relative to it
 # Bump when the deriving code changes meaning in a way the card/prompt hashes cannot see.
 CODE_VERSION = "silver-2"
 
@@ -40,7 +40,7 @@ def _card_and_prompt(name: str) -> bytes:
 
 
 def _code(*modules: str) -> bytes:
-    return CODE_VERSION.encode() + b"".join((SILVER / m).read_bytes() for m in modules)
+    return CODE_VERSION.encode() + b"".join((ENGINE / m).read_bytes() for m in modules)
 
 
 @lru_cache(maxsize=8)
@@ -52,19 +52,19 @@ def embed_fingerprint(model_name: str) -> str:
 @lru_cache(maxsize=8)
 def distill_fingerprint(provider: str, model: str) -> str:
     """Fingerprint of distillation: card + prompt + provider code (+ model for the LLM provider)."""
-    modules = _package_modules("providers/heuristic", "providers/clauses") if provider == "heuristic" else (
-        "providers/openai_provider.py",)
+    modules = _package_modules("distill/providers/heuristic", "distill/language") if provider == "heuristic" else (
+        "distill/providers/openai_provider.py",)
     extra = model.encode() if provider != "heuristic" else b""
     parser = _parser_version() if provider == "heuristic" else b""
-    return _digest(_card_and_prompt("distill"), provider.encode(), extra, _code(*modules, "predicates.py"), parser,
-                   vocabulary.seeds_digest(), predicates.seeds_digest())
+    return _digest(_card_and_prompt("distill"), provider.encode(), extra, _code(*modules, "distill/predicates.py"),
+                   parser, vocabulary.seeds_digest(), predicates.seeds_digest())
 
 
 def _package_modules(*packages: str) -> tuple[str, ...]:
-    """Every ``.py`` file of the given packages (paths relative to ``silver/``), sorted: a module added
+    """Every ``.py`` file of the given packages (paths relative to ``medallion/``), sorted: a module added
     to a package is part of the fingerprint without anyone listing it."""
-    return tuple(sorted(path.relative_to(SILVER).as_posix() for package in packages
-                        for path in (SILVER / package).rglob("*.py")))
+    return tuple(sorted(path.relative_to(ENGINE).as_posix() for package in packages
+                        for path in (ENGINE / package).rglob("*.py")))
 
 
 def _parser_version() -> bytes:
@@ -78,7 +78,8 @@ def _parser_version() -> bytes:
 def judge_fingerprint(provider: str, model: str) -> str:
     """Fingerprint of conflict resolution: judge card + prompt + judge and policy code."""
     extra = model.encode() if provider != "heuristic" else b""
-    policy = _code("judge.py", "resolve.py", "ledger_state.py", "predicates.py")  # neighbour search decides too
+    # neighbour search decides too
+    policy = _code("silver/judge.py", "silver/resolve.py", "silver/ledger_state.py", "distill/predicates.py")
     return _digest(_card_and_prompt("judge"), provider.encode(), extra, policy)
 
 
@@ -86,7 +87,7 @@ def judge_answer_fingerprint(provider: str, model: str) -> str:
     """What a model judge's answer depends on besides its question: card, prompt, provider code, model.
     The question (candidate and neighbours) is the memo's input hash, so policy code is left out."""
     return _digest(b"judge-answer", _card_and_prompt("judge"), provider.encode(), model.encode(),
-                   _code("providers/openai_provider.py"))
+                   _code("distill/providers/openai_provider.py"))
 
 
 def derivation_fingerprint(settings: Settings) -> str:
@@ -97,7 +98,10 @@ def derivation_fingerprint(settings: Settings) -> str:
         judge_fingerprint(provider, model).encode(),
         embed_fingerprint(settings.embedding_model).encode(),
         f"threshold={settings.conflict_threshold:.4f}".encode(),
-        _code("derive.py", "pending.py", "chunks.py", "entities.py", "documents.py", "routing.py",
-              "vocabulary_table.py", "distill_memo.py", "restate.py", "slot_meaning.py", "slot_meaning.csv",
-              "forget_requests.py", "withhold.py"),
+        _code(*(f"silver/{name}" for name in (
+            "derive.py", "pending.py", "chunks.py", "entities.py", "documents.py", "routing.py", "vocabulary_table.py",
+            "distill_memo.py", "restate.py", "slot_meaning.py", "slot_meaning.csv", "forget_requests.py",
+            "withhold.py")),
+              # restating chunks and cutting clauses read English with the distiller's language modules
+              *_package_modules("distill/language")),
     )

@@ -22,8 +22,8 @@ import json
 import re
 from typing import Any
 
-from medallion.silver.types import FactCandidate, Judgement, Neighbour
-from medallion.silver.vocabulary import predicate
+from medallion.distill.types import FactCandidate, Judgement, Neighbour
+from medallion.distill.vocabulary import predicate
 
 DEFAULT_THRESHOLD = 0.90
 _WORD = re.compile(r"[\w@.+-]+", re.UNICODE)

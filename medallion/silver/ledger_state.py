@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 import psycopg
 
+from medallion.distill.predicates import learned_predicate
+from medallion.distill.types import FactCandidate, Neighbour
+from medallion.distill.vocabulary import Predicate, predicates
 from medallion.silver import entities
 from medallion.silver.judge import canonical_value
-from medallion.silver.predicates import learned_predicate
-from medallion.silver.types import FactCandidate, Neighbour
-from medallion.silver.vocabulary import Predicate, predicates
 
 DIM = 384
 

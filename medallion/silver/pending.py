@@ -13,7 +13,7 @@ import json
 import psycopg
 
 from medallion.bronze.contract import EARLIEST_TIME, LATEST_TIME
-from medallion.silver.types import EventInput
+from medallion.distill.types import EventInput
 
 Refused = tuple[int, str, str]  # event_id, namespace, reason
 

@@ -30,12 +30,13 @@ from typing import Any
 import numpy as np
 from psycopg.types.json import Jsonb
 
+from medallion.distill.providers import Judge
+from medallion.distill.types import EventInput, FactCandidate, Judgement, Neighbour
+from medallion.distill.vocabulary import Predicate
 from medallion.silver import entities, slot_meaning
 from medallion.silver.judge import canonical_value
 from medallion.silver.ledger_state import NamespaceState, WriteBuffer
 from medallion.silver.routing import importance, route
-from medallion.silver.types import EventInput, FactCandidate, Judgement, Neighbour
-from medallion.silver.vocabulary import Predicate
 
 VECTOR_NEIGHBOURS = 5
 # Slots a change word never empties: the catch-all, intentions, and events that happened.
@@ -111,7 +112,7 @@ def news(c: FactCandidate, event: EventInput, target: Neighbour) -> bool:
 
 
 def resolve_candidate(
-    state: NamespaceState, buffer: WriteBuffer, event: EventInput, prep: Prepared, judge: Any, *,
+    state: NamespaceState, buffer: WriteBuffer, event: EventInput, prep: Prepared, judge: Judge, *,
     threshold: float, fingerprint: str, judge_name: str, written: set[str],
 ) -> Outcome:
     """Resolve one candidate against the namespace's ledger and buffer the result."""

@@ -11,10 +11,10 @@ span. It depends on the event alone, so an incremental run and a full rebuild ag
 
 from __future__ import annotations
 
-from medallion.silver.providers.heuristic.dates import find_dates, replace_dates
-from medallion.silver.providers.heuristic.sentences import make_context
-from medallion.silver.providers.heuristic.wording import resolve_person
-from medallion.silver.types import EventInput
+from medallion.distill.language.dates import find_dates, replace_dates
+from medallion.distill.language.sentences import make_context
+from medallion.distill.language.wording import resolve_person
+from medallion.distill.types import EventInput
 
 
 def restate(event: EventInput, text: str) -> str | None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from medallion.silver.vocabulary import Predicate
+from medallion.distill.vocabulary import Predicate
 
 Route = Literal["working_memory", "ledger", "ledger_monitored"]
 _EMPHASIS = re.compile(r"\b(important|critical|always|never|must|remember|urgent|allergic)\b|!", re.IGNORECASE)

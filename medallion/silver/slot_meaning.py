@@ -39,9 +39,9 @@ from pathlib import Path
 
 import numpy as np
 
-from medallion.silver.predicates import normalise_key
-from medallion.silver.types import FactCandidate
-from medallion.silver.vocabulary import predicates
+from medallion.distill.predicates import normalise_key
+from medallion.distill.types import FactCandidate
+from medallion.distill.vocabulary import predicates
 
 EXAMPLES = Path(__file__).resolve().parent / "slot_meaning.csv"
 THRESHOLD = 0.60

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import psycopg
 
-from medallion.silver.vocabulary import predicates
+from medallion.distill.vocabulary import predicates
 
 _REFRESH = """
 WITH phrases AS (

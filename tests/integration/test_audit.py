@@ -16,11 +16,12 @@ from typer.testing import CliRunner
 from dagster_project.definitions import defs
 from medallion.audit import drift
 from medallion.db.connection import connect
+from medallion.distill import llm
 from medallion.interfaces.cli import app
 from medallion.publish.wiki import compile_wiki, render
 from medallion.serve.tools import REDACTED, open_tools
 from medallion.settings import Settings
-from medallion.silver import fingerprint, llm
+from medallion.silver import fingerprint
 from tests.conftest import REPO
 
 

@@ -17,17 +17,17 @@ from typing import Any
 
 import pytest
 
-from medallion.settings import Settings
-from medallion.silver.llm import (
+from medallion.distill.llm import (
     LLMClient,
     forget_negotiations,
     load_card,
     negotiated_mode,
     schema_instruction,
 )
-from medallion.silver.providers import DistillError
-from medallion.silver.providers.openai_provider import OpenAIDistiller, OpenAIJudge
-from medallion.silver.types import EventInput, FactCandidate, Neighbour
+from medallion.distill.providers import DistillError
+from medallion.distill.providers.openai_provider import OpenAIDistiller, OpenAIJudge
+from medallion.distill.types import EventInput, FactCandidate, Neighbour
+from medallion.settings import Settings
 from tests.support.fake_openai import (
     LLAMA_CPP_REFUSAL,
     NO_JSON_MODE_REFUSAL,

@@ -18,13 +18,13 @@ from typing import Any
 
 import pytest
 
+from medallion.distill.llm import BACKOFF_CAP_SECONDS, LLMClient, load_card, load_prompt
+from medallion.distill.predicates import learned_predicate
+from medallion.distill.providers import DistillError
+from medallion.distill.providers.openai_provider import OpenAIDistiller, OpenAIJudge
+from medallion.distill.types import EventInput, FactCandidate, Neighbour
+from medallion.distill.vocabulary import predicates
 from medallion.settings import Settings
-from medallion.silver.llm import BACKOFF_CAP_SECONDS, LLMClient, load_card, load_prompt
-from medallion.silver.predicates import learned_predicate
-from medallion.silver.providers import DistillError
-from medallion.silver.providers.openai_provider import OpenAIDistiller, OpenAIJudge
-from medallion.silver.types import EventInput, FactCandidate, Neighbour
-from medallion.silver.vocabulary import predicates
 from tests.support.fake_openai import FakeOpenAI, distill_fact, heuristic_responder
 
 MODEL = "test-model-7b"
@@ -237,7 +237,7 @@ def test_partial_answer_keeps_the_good_facts(harness: Harness, caplog: pytest.Lo
     }
     with FakeOpenAI(scripted(answer)) as fake:
         distiller = harness.distiller(fake.url)
-        with caplog.at_level("WARNING", logger="medallion.silver.providers.openai_provider"):
+        with caplog.at_level("WARNING", logger="medallion.distill.providers.openai_provider"):
             out = distiller.distill(event())
         assert len(fake.requests) == 1
     assert [(c.subject, c.predicate, c.value) for c in out] == [("Alice", "lives_in", "Lisbon")]

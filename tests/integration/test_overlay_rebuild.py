@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from medallion.bronze.ingest import ingest_events
+from medallion.distill import llm
 from medallion.serve.tools import REDACTED, open_tools
 from medallion.settings import Settings
-from medallion.silver import fingerprint, llm
+from medallion.silver import fingerprint
 from medallion.silver.derive import derive
 from tests.conftest import REPO
 from tests.support.fake_openai import FakeOpenAI, judge_responder, parse_distill_message

@@ -31,15 +31,15 @@ from psycopg.types.json import Jsonb
 from dagster_project.assets.silver import silver_derive
 from dagster_project.resources import MedallionResource
 from medallion.bronze.ingest import ingest_events
+from medallion.distill.providers import DistillError
+from medallion.distill.providers.heuristic import HeuristicDistiller
+from medallion.distill.types import EventInput, FactCandidate
 from medallion.publish import wiki
 from medallion.publish.dbt_runner import DBT_PROJECT_DIR, dbt_env, dbt_executable
 from medallion.serve.tools import open_tools
 from medallion.settings import Settings
 from medallion.silver import derive as derive_module
 from medallion.silver.derive import _poison, derive, ledger_hash
-from medallion.silver.providers import DistillError
-from medallion.silver.providers.heuristic import HeuristicDistiller
-from medallion.silver.types import EventInput, FactCandidate
 from tests.support.dagster_runs import materialize_all_partitions
 
 A, B = "poison-a", "poison-b"

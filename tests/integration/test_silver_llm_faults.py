@@ -15,11 +15,11 @@ from typing import Any
 import psycopg
 
 from medallion.bronze.ingest import ingest_events
+from medallion.distill.llm import LLMClient, Usage, forget_negotiations
+from medallion.distill.providers import record_model_call
+from medallion.distill.providers.openai_provider import OpenAIDistiller, OpenAIJudge
 from medallion.settings import Settings
 from medallion.silver.derive import derive
-from medallion.silver.llm import LLMClient, Usage, forget_negotiations
-from medallion.silver.providers import record_model_call
-from medallion.silver.providers.openai_provider import OpenAIDistiller, OpenAIJudge
 from tests.support.conversations import generate
 from tests.support.fake_openai import (
     LLAMA_CPP_REFUSAL,

@@ -29,12 +29,12 @@ import psycopg
 import pytest
 
 from medallion.bronze.ingest import ingest_events
+from medallion.distill.llm import LLMClient, Usage, forget_negotiations, negotiated_mode
+from medallion.distill.providers import DistillError
+from medallion.distill.providers.openai_provider import DECISIONS, OpenAIDistiller, OpenAIJudge
+from medallion.distill.types import EventInput, FactCandidate, Judgement, Neighbour
 from medallion.settings import Settings
 from medallion.silver.derive import derive
-from medallion.silver.llm import LLMClient, Usage, forget_negotiations, negotiated_mode
-from medallion.silver.providers import DistillError
-from medallion.silver.providers.openai_provider import DECISIONS, OpenAIDistiller, OpenAIJudge
-from medallion.silver.types import EventInput, FactCandidate, Judgement, Neighbour
 
 pytestmark = pytest.mark.llm
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Any
 
-from medallion.silver.providers.heuristic import HeuristicDistiller
-from medallion.silver.types import EventInput, FactCandidate
+from medallion.distill.providers.heuristic import HeuristicDistiller
+from medallion.distill.types import EventInput, FactCandidate
 
 OCC = datetime(2026, 11, 25, 8, 45, tzinfo=UTC)  # a Wednesday
 TODAY = OCC.date()

@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from medallion.distill.providers import DistillError
+from medallion.distill.types import EventInput, FactCandidate
 from medallion.silver.distill_budget import BudgetedDistiller, OverBudget, cpu_budget
-from medallion.silver.providers import DistillError
-from medallion.silver.types import EventInput, FactCandidate
 
 RUNAWAY = re.compile(r"^(?:[a-z]\w*(?:[-_.]\w+)+)\s+(?=is\b)")  # backtracks exponentially on 'a_' × n
 AT = datetime(2026, 1, 5, 10, tzinfo=UTC)

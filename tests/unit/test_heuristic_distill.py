@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from medallion.silver.providers.heuristic.sentences import sentence_spans
-from medallion.silver.types import EventInput
+from medallion.distill.language.sentences import sentence_spans
+from medallion.distill.types import EventInput
 from tests.support.distill_events import DAY_IN_2023, DISTILLER, OCC, TODAY, d, make_event, summary
 
 REPO = Path(__file__).resolve().parents[2]

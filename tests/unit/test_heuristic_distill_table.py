@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from medallion.silver.providers.heuristic import HeuristicDistiller
+from medallion.distill.providers.heuristic import HeuristicDistiller
 from tests.support.distill_events import DAY_IN_2023, DISTILLER, TODAY, d, make_event, summary
 
 

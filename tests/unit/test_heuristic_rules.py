@@ -12,11 +12,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from medallion.silver.providers.heuristic import PATTERN_RULES, HeuristicDistiller, apply_pattern_rules, rule
-from medallion.silver.providers.heuristic import rules as rules_module
-from medallion.silver.providers.heuristic.rule_base import UNREAD, ProtoFact, RuleInput
-from medallion.silver.providers.heuristic.sentences import make_context, parse_subject
-from medallion.silver.types import EventInput
+from medallion.distill.language.sentences import make_context, parse_subject
+from medallion.distill.providers.heuristic import PATTERN_RULES, HeuristicDistiller, apply_pattern_rules, rule
+from medallion.distill.providers.heuristic.rules import table as rules_module
+from medallion.distill.providers.heuristic.rules.base import UNREAD, ProtoFact, RuleInput
+from medallion.distill.types import EventInput
 
 OCC = datetime(2026, 4, 15, 10, 0, tzinfo=UTC)  # a Wednesday
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from medallion.distill.types import FactCandidate, Judgement, Neighbour
 from medallion.silver.judge import DEFAULT_THRESHOLD, HeuristicJudge, canonical_value, less_specific, refines
 from medallion.silver.resolve import slot_rule
-from medallion.silver.types import FactCandidate, Judgement, Neighbour
 
 NOW = datetime(2026, 4, 15, 10, 0, tzinfo=UTC)
 EARLIER = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)

@@ -15,8 +15,8 @@ import jsonschema
 import openai
 import pytest
 
-from medallion.silver.llm import is_format_refusal, load_card, response_format, unwrap_json
-from medallion.silver.providers.openai_provider import (
+from medallion.distill.llm import is_format_refusal, load_card, response_format, unwrap_json
+from medallion.distill.providers.openai_provider import (
     DISTILL_ACCEPT,
     UnusableFact,
     fact_candidate,
@@ -24,7 +24,7 @@ from medallion.silver.providers.openai_provider import (
     slot_cardinality,
     typed_value,
 )
-from medallion.silver.types import EventInput, FactCandidate
+from medallion.distill.types import EventInput, FactCandidate
 from tests.support.fake_openai import LLAMA_CPP_REFUSAL, distill_fact
 
 T0 = datetime(2026, 3, 1, 10, tzinfo=UTC)

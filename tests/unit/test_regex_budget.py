@@ -22,14 +22,16 @@ from typing import Any
 
 import pytest
 
+import medallion.distill
 import medallion.silver
+from medallion.distill.language import parse
+from medallion.distill.providers.heuristic import HeuristicDistiller
+from medallion.distill.types import EventInput
 from medallion.silver.distill_budget import OverBudget, cpu_budget
-from medallion.silver.providers import clauses
-from medallion.silver.providers.heuristic import HeuristicDistiller
-from medallion.silver.types import EventInput
 
 BOUND = 0.5  # CPU seconds per pattern per string: a linear or mildly quadratic pattern needs milliseconds
-MODULES = sorted(m.name for m in pkgutil.walk_packages(medallion.silver.__path__, "medallion.silver."))
+MODULES = sorted(m.name for package in (medallion.silver, medallion.distill)
+                 for m in pkgutil.walk_packages(package.__path__, f"{package.__name__}."))
 
 # Repeated units that trip the usual traps: a run a nested quantifier can split many ways (a_a_a_,
 # A-A-A-, a.b.c), words a repeated alternation can regroup (the the, and and), long runs of one
@@ -144,7 +146,7 @@ def test_the_audit_finds_the_patterns_of_the_distiller() -> None:
     sources = {p.pattern for found in PATTERNS.values() for p in found.values()}
     assert any(s.startswith("^(?P<np>") for s in sources), "sentences._LEAD_BARE_NP"
     assert r"\s*(?:,|;|\band\b|&)\s*" in sources, "an inline re.split of candidates.py"
-    assert PATTERNS["medallion.silver.providers.heuristic.patterns"], "the curated rules' patterns"
+    assert PATTERNS["medallion.distill.providers.heuristic.rules.patterns"], "the curated rules' patterns"
 
 
 @pytest.mark.parametrize("module", [m for m in MODULES if PATTERNS[m]])
@@ -165,7 +167,7 @@ def test_the_sentence_that_stalled_materialize_distills_quickly() -> None:
     """The 84-character sentence ('a_' × 34, with 'is' after it) and its kin distill in well under a second."""
     distiller = HeuristicDistiller()
     at = datetime(2026, 1, 5, 10, tzinfo=UTC)
-    clauses.warm(set())  # the parser loads once per process: not the sentence's cost
+    parse.warm(set())  # the parser loads once per process: not the sentence's cost
     for content in ("a_" * 34 + " is here", "a_" * 42, "The " + "a_" * 34 + " runs on Postgres.",
                     "I think " + "a-b." * 30 + " is mine", ("a_" * 34 + " ") * 20):
         event = EventInput(1, "ns", "chat", "1", "transcript", "user:alice", content, at, at, 3, "chat://1")

@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime, time
 
 import pytest
 
-from medallion.silver.providers.heuristic.dates import DateHit, find_dates, is_relative, midnight, replace_dates
+from medallion.distill.language.dates import DateHit, find_dates, is_relative, midnight, replace_dates
 
 TODAY = date(2026, 4, 15)  # a Wednesday
 

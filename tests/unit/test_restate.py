@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from medallion.distill.types import EventInput
 from medallion.silver import restate
-from medallion.silver.types import EventInput
 
 SAID = datetime(2026, 5, 14, 16, 0, tzinfo=UTC)  # a Thursday
 

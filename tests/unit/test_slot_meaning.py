@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from medallion.distill.types import FactCandidate
 from medallion.silver import slot_meaning
 from medallion.silver.embed import load_model
 from medallion.silver.slot_meaning import SlotMeaning, masked, negated_state, negations, states_change
-from medallion.silver.types import FactCandidate
 from tests.unit.slot_meaning_cases import HELD_OUT, TUNING, MappingCase
 
 AT = datetime(2026, 1, 5, tzinfo=UTC)

@@ -1,5 +1,5 @@
 """S1/S7: a sentence about several subjects is read clause by clause, and a clause-initial "it"
-names what the turn named just before (``clauses/coordination.py``, the heuristic distiller,
+names what the turn named just before (``distill/language/coordination.py``, the heuristic distiller,
 ``silver/chunks.py``).
 
 Each subject's facts go to that subject, each with its clause's span, and the chunker indexes the
@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from medallion.distill.language.coordination import antecedent, clause_spans, resolve_anaphor
 from medallion.silver import chunks
-from medallion.silver.providers.clauses.coordination import antecedent, clause_spans, resolve_anaphor
 from tests.support.distill_events import DISTILLER, make_event
 
 # (turn said by Alice, facts it must yield as (subject, predicate, value), values it must not give them)

@@ -1,0 +1,315 @@
+"""Where one sentence says things about several subjects, and what a clause-initial "it" names.
+
+"I drive a Tesla and my wife drives a Camry", "Rex is 4, Bella is 2 and Max is 9", "I work at Lumen,
+whereas my husband works at Ostara": one sentence, one claim per subject. Read whole, the clause
+reader sees one subject and a value that swallows the rest ("a Tesla and my wife"), and a search
+for one subject finds a text that also holds the other subject's value. :func:`clause_spans` cuts
+such a sentence into its coordinated clauses by the dependency parse: the root's conjoined verbs,
+a ", while" / ", whereas" adverbial clause and a comma-spliced clause before the root, each with a
+subject of its own. The cut is made only when at least two different subjects stand there, so
+"Tigran is based in Yerevan and will pair with Bob" (one subject) stays whole. The distiller reads
+each clause as a sentence of its own and the chunker indexes each as a ``clause`` unit; both call
+this one function on the same sentence text, so a fact's span and its clause chunk's span agree.
+
+:func:`resolve_anaphor` answers the other half of a turn that names a thing and then says something
+of it ("I got a new phone number. It's 555-0199 now."; "I moved to Lisbon. My sister lives there
+too."): a sentence-initial it / that / this given a value becomes the noun phrase the previous
+sentence named (:func:`antecedent`), a place adverb "there" the place it named.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from medallion.distill.language.parse import (
+    PRONOUNS,
+    PROPER,
+    Sentence,
+    children,
+    is_when,
+    noted,
+    parse,
+    phrase_tokens,
+)
+
+# A sentence where no joint (a comma, "and", "whereas" …) is followed by what can open a clause with
+# a subject of its own (I, we, a possessive, an article, a name) cannot hold two: it is never parsed.
+_CUE_RE = re.compile(r"(?:[,;]|\b(?i:and|but|while|whereas))\s+(?:(?i:and|but|so|then|while|whereas)\s+)?"
+                     r"(?:(?i:I|we|my|our|their|your|the|this|that)\b|[A-Z])")
+_CONTRAST_MARKS = frozenset({"while", "whereas"})
+# Subjects that continue someone already named (their clause stays with the one before it).
+_CONTINUING = frozenset({"he", "she", "it", "they", "this", "that", "these", "those", "there", "who", "which",
+                         "what", "one", "both", "all", "each"})
+_CONNECTIVES = frozenset({"and", "but", "while", "whereas", "or", "so", "yet"})
+MAX_CHARS = 400  # a longer "sentence" is a list or a pasted text: not cut
+
+
+def _offsets(s: Sentence, text: str) -> list[int] | None:
+    """Each token's start in the unmasked ``text`` (the parse reads placeholders for numbers and
+    identifiers, see ``parsing._mask``); None when a token cannot be placed."""
+    keys = sorted(s.masked, key=len, reverse=True)
+    pattern = re.compile("|".join(re.escape(k) for k in keys)) if keys else None
+    out: list[int] = []
+    delta = 0
+    for tok in s.doc:
+        start = tok.idx + delta
+        original = pattern.sub(lambda m: s.masked[m.group(0)], tok.text) if pattern is not None else tok.text
+        if text[start:start + len(original)] != original:
+            return None
+        out.append(start)
+        delta += len(original) - len(tok.text)
+    return out
+
+
+def _subject(head: Any) -> Any | None:
+    found = children(head, "nsubj", "nsubjpass")
+    return found[0] if found else None
+
+
+def _clause_heads(s: Sentence) -> list[Any]:
+    """The root and every verb coordinated with it that has a subject of its own."""
+    root = s.root
+    heads = [root]
+    todo = [root]
+    while todo:
+        head = todo.pop()
+        for child in head.children:
+            if child.pos_ not in ("VERB", "AUX") or _subject(child) is None:
+                continue
+            joined = child.dep_ in ("conj", "parataxis")
+            # ", while" / ", whereas" after the main clause contrasts; "while I was cooking" tells when
+            marks = [m for m in children(child, "mark") if m.lower_ in _CONTRAST_MARKS]
+            contrast = (child.dep_ == "advcl" and bool(marks) and child.i > head.i
+                        and (marks[0].lower_ == "whereas" or s.doc[marks[0].i - 1].text in (",", ";")))
+            spliced = (child.dep_ == "ccomp" and child.i < head.i
+                       and any(t.text in (",", ";") for t in s.doc[child.right_edge.i + 1: head.i]))
+            if joined or contrast or spliced:
+                heads.append(child)
+                todo.append(child)
+    return sorted(heads, key=lambda t: t.i)
+
+
+def _subject_key(head: Any) -> str | None:
+    subj = _subject(head)
+    if subj is None or subj.lower_ in _CONTINUING:
+        return None
+    return " ".join(t.lower_ for t in subj.subtree)
+
+
+def clause_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each coordinated clause of ``text`` with a subject of its own, tiling the
+    text (a clause runs up to where the next one starts, its connective "and" / "whereas" opening
+    the next one); ``[]`` when the sentence does not speak of two different subjects."""
+    if len(text) > MAX_CHARS or not _CUE_RE.search(text) or len(text.split()) < 5:
+        return []
+    if noted(text, None):
+        return []
+    s = parse(text)
+    if s.root.pos_ not in ("VERB", "AUX"):
+        return []
+    heads = [h for h in _clause_heads(s) if _subject_key(h) is not None]
+    if len(heads) < 2 or len({_subject_key(h) for h in heads}) < 2:
+        return _tagged_spans(s, text)
+    offsets = _offsets(s, text)
+    if offsets is None:
+        return []
+    head_ids = {h.i for h in heads}
+    owner: dict[int, int] = {}
+    for h in heads:  # each token belongs to the nearest clause head above it
+        for t in h.subtree:
+            anc = t
+            while anc.i not in head_ids:
+                anc = anc.head
+            owner[t.i] = anc.i
+    firsts: list[int] = []
+    for h in heads:
+        own = [i for i, o in owner.items() if o == h.i and not s.doc[i].is_punct
+               and not (s.doc[i].dep_ in ("cc", "mark") and s.doc[i].lower_ in _CONNECTIVES)]
+        if not own:
+            return []
+        firsts.append(min(own))
+    # each clause must be one contiguous run of tokens, in the order of its head
+    order = sorted(range(len(heads)), key=lambda k: firsts[k])
+    bounds = [firsts[k] for k in order]
+    for n, k in enumerate(order):
+        stop = bounds[n + 1] if n + 1 < len(bounds) else len(s.doc)
+        for i, o in owner.items():
+            if o == heads[k].i and not s.doc[i].is_punct and not (bounds[n] <= i < stop) and not (
+                    s.doc[i].lower_ in _CONNECTIVES and i < bounds[n]):
+                return []
+    starts = [0]
+    for first in bounds[1:]:
+        prev = s.doc[first - 1] if first > 0 else None
+        starts.append(offsets[prev.i] if prev is not None and prev.lower_ in _CONNECTIVES else offsets[first])
+    spans = [(a, b) for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+    if any(not text[a:b].strip() for a, b in spans):
+        return []
+    return spans
+
+
+_NP_TAGS = frozenset({"DT", "PRP$", "NNP", "NNPS", "NN", "NNS", "JJ", "POS", "CD"})
+_FINITE = frozenset({"VBZ", "VBD", "VBP", "MD"})
+_SUBJECT_PRONOUNS = frozenset({"i", "we", "you"})
+
+
+def _subject_then_verb(doc: Any, j: int) -> int | None:
+    """Where the finite verb stands when a noun phrase (or I / we) opens at ``j`` and a finite verb
+    follows it; None otherwise."""
+    k = j
+    while k < len(doc) and k - j < 5 and doc[k].tag_ in _NP_TAGS:
+        k += 1
+    if k == j and j < len(doc) and doc[j].lower_ in _SUBJECT_PRONOUNS:
+        k = j + 1
+    nouns = [t for t in doc[j:k] if t.tag_ in ("NN", "NNS", "NNP", "NNPS") or t.lower_ in _SUBJECT_PRONOUNS]
+    return k if nouns and k < len(doc) and doc[k].tag_ in _FINITE else None
+
+
+def _tagged_spans(s: Sentence, text: str) -> list[tuple[int, int]]:
+    """The cut by part-of-speech tags where the parse attached a second subject to the first clause's
+    object ("I drive a Tesla and my wife drives a Camry" parsed with "wife" conjoined to "Tesla"): a
+    joint ("and", "but", "whereas", "while", a comma) followed by a noun phrase and a finite verb opens
+    a clause, when the part before has a finite verb of its own and the two subjects differ."""
+    doc = s.doc
+    offsets = _offsets(s, text)
+    if offsets is None:
+        return []
+    opening = _subject_then_verb(doc, 0)
+    if opening is None:
+        return []
+    subjects = [" ".join(t.lower_ for t in doc[0:opening])]
+    starts = [0]
+    for i, tok in enumerate(doc):
+        if i <= opening or not (tok.lower_ in _CONNECTIVES or tok.text in (",", ";")):
+            continue
+        j = i + 1 + (i + 1 < len(doc) and doc[i + 1].lower_ in _CONNECTIVES)
+        verb = _subject_then_verb(doc, j)
+        if verb is None or any(t.lower_ in _CONTINUING for t in doc[j:verb]):
+            continue
+        subjects.append(" ".join(t.lower_ for t in doc[j:verb]))
+        starts.append(offsets[i] if tok.lower_ in _CONNECTIVES else offsets[j])
+    if len(starts) < 2 or len(set(subjects)) < len(subjects):
+        return []
+    spans = [(a, b) for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+    return spans if all(text[a:b].strip() for a, b in spans) else []
+
+
+def clause_text(text: str) -> str:
+    """A clause as a sentence of its own: without the connective that joined it and the comma
+    before the next one ("and Mittens is 7." → "Mittens is 7.")."""
+    body = re.sub(r"^\s*(?:and|but|while|whereas|or|yet)\s+(?:so\s+)?|^\s*so\s+", "", text, flags=re.I)
+    body = body.strip().rstrip(",;").strip()
+    return body[:1].upper() + body[1:] if body[:1].islower() and not re.match(r"i\b", body) else body
+
+
+# "It is 555-0199 now", "That was on Harbour Street", "This costs 40k": a clause-initial pronoun
+# subject followed by its verb.
+ANAPHOR_RE = re.compile(r"^(?P<p>[Ii]t|[Tt]hat|[Tt]his)(?:(?P<s>['’]s)\s+|\s+(?=(?:is|was|has|had|will|costs?|"
+                        r"runs?|sits?|ends?|starts?|goes|closes|opens|lives|belongs|comes|moved|changed|became|now)\b))")
+
+
+# "... a new flat last month.": a closing time phrase, which the parser may take for the object
+_TRAILING_WHEN_RE = re.compile(r"\s+(?:(?:last|next|this)\s+(?:week|month|year|weekend|[a-z]+day)|yesterday|today|"
+                               r"tonight|recently|\d+\s+(?:days?|weeks?|months?|years?)\s+ago)\s*[.!]*$", re.I)
+
+
+def antecedent(previous: str, speaker: str | None) -> str | None:
+    """The noun phrase ``previous`` (the sentence before, same turn) named last as a thing: the
+    root's object, else the object of its preposition, else its attribute, else its subject, as a
+    phrase that stands alone: "a new phone number" said by the speaker → "my new phone number"
+    (the speaker's, as "my" is read), "the venue" → "the venue", "Lisbon" → "Lisbon". None when
+    the sentence named no thing (a person, a pronoun, a number)."""
+    previous = _TRAILING_WHEN_RE.sub(".", previous.strip())
+    if not previous or len(previous) > MAX_CHARS or noted(previous, speaker):
+        return None
+    s = parse(previous, speaker)
+    root = s.root
+    if root.pos_ not in ("VERB", "AUX"):
+        return None
+    found = children(root, "dobj")
+    if not found:
+        found = [o for p in children(root, "prep") for o in children(p, "pobj")]
+    if not found:
+        found = children(root, "attr")
+    subj = children(root, "nsubj", "nsubjpass")
+    if not found and subj and subj[0].pos_ == "NOUN":
+        found = subj
+    # an object in a noun's place is a noun, whatever the tagger guessed ("a new flat": ADJ)
+    if not found or found[0].pos_ not in ("NOUN", "PROPN", "ADJ") or found[0].like_num:
+        return None
+    noun = found[0]
+    if noun.tag_ in PROPER and not children(noun, "det"):
+        return s.text(phrase_tokens(noun)) or None
+    own = children(noun, "poss")
+    toks = [t for t in phrase_tokens(noun) if t.dep_ not in ("det", "predet") and t.i <= noun.i]
+    words = s.text(toks)
+    if not words:
+        return None
+    if own:
+        owner = own[0].lower_
+        if owner in ("my", "our"):
+            return f"{owner} {words}"
+        return s.text([t for t in noun.subtree if t.i <= noun.i and t.dep_ not in ("det",)]) or None
+    definite = any(c.lower_ in ("the", "this", "that") for c in children(noun, "det"))
+    if definite or noun.pos_ not in ("NOUN", "ADJ") or not subj or subj[0].i == noun.i:
+        return f"the {words}"
+    if subj[0].lower_ in ("i", "we"):
+        return f"{'my' if subj[0].lower_ == 'i' else 'our'} {words}"  # "I got a new number" → "my new number"
+    if subj[0].lower_ in PRONOUNS:
+        return f"the {words}"
+    named = [a for a in children(subj[0], "appos") if a.tag_ in PROPER]  # "my sister Noor" → "Noor"
+    holder = s.text(phrase_tokens(named[0])) if named else s.text(
+        [t for t in subj[0].subtree if t.dep_ not in ("det", "relcl", "acl", "appos") and t.i <= subj[0].i])
+    return f"{holder}'s {words}" if holder else f"the {words}"
+
+
+def _says_what(sentence: str, speaker: str | None) -> bool:
+    """Whether the pronoun's clause gives the thing a value (a number, a name, a place: "It's
+    555-0199 now", "It's on Harbour Street") rather than an evaluation ("It's special to me", "That
+    was amazing"), which stays a reaction of the speaker's."""
+    if len(sentence) > MAX_CHARS or noted(sentence, speaker):
+        return False
+    root = parse(sentence, speaker).root
+    return root.pos_ in ("VERB", "AUX") and not children(root, "acomp")
+
+
+_THERE_RE = re.compile(r"(?<=\w)\s+there\b", re.I)
+
+
+def _place(previous: str, speaker: str | None) -> str | None:
+    """The named place ``previous`` put something in, at or to ("We moved to Lisbon" → "Lisbon")."""
+    previous = previous.strip()
+    if not previous or len(previous) > MAX_CHARS or noted(previous, speaker):
+        return None
+    s = parse(previous, speaker)
+    places = [o for p in s.doc if p.dep_ == "prep" and p.lower_ in ("in", "to", "at", "into")
+              for o in children(p, "pobj") if o.tag_ in PROPER and o.text not in s.masked and not is_when(s, o)]
+    return s.text(phrase_tokens(places[-1])) if places else None
+
+
+def resolve_there(sentence: str, previous: str | None, speaker: str | None) -> str:
+    """``sentence`` with a place adverb "there" ("My sister lives there too") replaced by the place
+    ``previous`` named ("in Lisbon"); an existential "there is" and an unnamed place stay."""
+    m = _THERE_RE.search(sentence)
+    if not m or not previous or len(sentence) > MAX_CHARS or noted(sentence, speaker):
+        return sentence
+    there = next((t for t in parse(sentence, speaker).doc if t.lower_ == "there"), None)
+    if there is None or there.dep_ != "advmod" or there.head.pos_ not in ("VERB", "AUX"):
+        return sentence
+    place = _place(previous, speaker)
+    return f"{sentence[:m.start()]} in {place}{sentence[m.end():]}" if place else sentence
+
+
+def resolve_anaphor(sentence: str, previous: str | None, speaker: str | None) -> str:
+    """``sentence`` with a clause-initial "it" / "that" / "this" replaced by what ``previous`` (the
+    sentence before it in the same turn) named, and a place adverb "there" by the place it named;
+    unchanged when it names nothing."""
+    sentence = resolve_there(sentence, previous, speaker)
+    m = ANAPHOR_RE.match(sentence)
+    if not m or not previous or not _says_what(sentence, speaker):
+        return sentence
+    phrase = antecedent(previous, speaker)
+    if not phrase:
+        return sentence
+    phrase = phrase[:1].upper() + phrase[1:]
+    return f"{phrase} is {sentence[m.end():]}" if m.group("s") else f"{phrase} {sentence[m.end():]}"
