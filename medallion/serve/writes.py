@@ -18,8 +18,8 @@ import psycopg
 from medallion.bronze import erasure
 from medallion.bronze.contract import OverlayPayload, TextQuoteSelector
 from medallion.bronze.ingest import ingest_events
-from medallion.serve import beliefs, capabilities, ids, served
-from medallion.serve.session import Denied, Session, ToolError, checked_at_the_door
+from medallion.serve import beliefs, capabilities, ids, served, verbs
+from medallion.serve.session import Denied, Session, ToolError
 from medallion.silver import overlays
 from medallion.silver.derive import derive
 
@@ -27,7 +27,7 @@ from medallion.silver.derive import derive
 class Writes(Session):
     """The write verbs; :class:`~medallion.serve.tools.Tools` adds the reads."""
 
-    @checked_at_the_door
+    @verbs.serves(verbs.Remember)
     def remember(self, *, namespace: str, content: str, kind: str = "note", source: str | None = None,
                  source_event_id: str | None = None, actor: str | None = None, authority: int | None = None,
                  occurred_at: str | None = None, provenance_root: str | None = None,
@@ -41,8 +41,6 @@ class Writes(Session):
         """
         def run() -> dict[str, Any]:
             cap = self.authorize("remember", namespace)
-            if kind == "overlay":
-                raise ToolError("overlays are written with the overlay tool, which anchors them and asks for approval")
             src = source or self.origin
             seid = source_event_id or hashlib.sha256(f"{kind}\n{content}".encode()).hexdigest()[:32]
             event = {
@@ -77,7 +75,7 @@ class Writes(Session):
             found["not_derived"] = f"the {parked[0]} step failed ({parked[1]}); the next derivation retries it"
         return found
 
-    @checked_at_the_door
+    @verbs.serves(verbs.Overlay)
     def overlay(self, fact_id: str, action: str, *, quote: str, text: str | None = None, note: str | None = None,
                 prefix: str = "", suffix: str = "", reason: str | None = None) -> dict[str, Any]:
         """Edit, annotate or redact a span of a fact (G6). Overwriting a person's overlay needs approval.
@@ -180,7 +178,7 @@ class Writes(Session):
         except psycopg.Error as exc:
             raise ToolError(_db_message(exc)) from None
 
-    @checked_at_the_door
+    @verbs.serves(verbs.Retract)
     def retract(self, overlay_id: int, *, reason: str) -> dict[str, Any]:
         """Ask to delete a person's overlay (G7): a request another admin approves, never immediate."""
         def run() -> dict[str, Any]:
@@ -203,7 +201,7 @@ class Writes(Session):
                     "namespace": namespace, "reason": "retracting a person's overlay needs another person's approval"}
         return self.call("retract", None, str(overlay_id), run)
 
-    @checked_at_the_door
+    @verbs.serves(verbs.Approve)
     def approve(self, approval_id: int) -> dict[str, Any]:
         """Approve a pending overlay overwrite or retraction (G7): needs ``admin`` and a second person.
 
@@ -231,7 +229,7 @@ class Writes(Session):
             return {**written, "approval_id": approval_id, "status": "approved"}
         return self.call("approve", None, str(approval_id), run)
 
-    @checked_at_the_door
+    @verbs.serves(verbs.RequestErasure)
     def request_erasure(self, *, reason: str, event_id: int | None = None,
                         fact_id: str | None = None) -> dict[str, Any]:
         """Ask for an event to be erased (B7): a request that a different person with ``admin`` approves.
@@ -244,10 +242,6 @@ class Writes(Session):
         with it.
         """
         def run() -> dict[str, Any]:
-            if (event_id is None) == (fact_id is None):
-                raise ToolError("name what to erase: an event_id, or a fact_id (its event is erased)")
-            if not reason or not reason.strip():
-                raise ToolError("give a reason for the erasure; the person who approves it reads it")
             cap = self.check_token()
             where = "in the namespaces where this caller may ask for an erasure"
             scope = self.readable("admin")
