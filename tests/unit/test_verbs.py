@@ -14,8 +14,10 @@ from typing import Any
 import pytest
 import typer
 
-from medallion.interfaces import cli  # noqa: F401  (registers every command)
-from medallion.interfaces import mcp_server
+from medallion.interfaces import (
+    cli,  # noqa: F401  (registers every command)
+    mcp_server,
+)
 from medallion.interfaces.cli.common import app
 from medallion.serve import verbs
 from medallion.serve.session import ToolError
