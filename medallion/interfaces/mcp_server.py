@@ -173,7 +173,7 @@ class McpTool:
         for f in verbs.fields_on(self.request, verbs.MCP):
             spec: verbs.Doc = f.metadata["doc"]
             annotation = Annotated[spec.mcp_type or hints[f.name],
-                                   Field(description=spec.help, ge=spec.ge, le=spec.le)]
+                                   Field(description=spec.help, ge=spec.ge, le=spec.mcp_le or spec.le)]
             default = spec.mcp_default if spec.mcp_default_differs else f.default
             params.append(inspect.Parameter(
                 f.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation,

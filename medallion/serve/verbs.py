@@ -53,7 +53,8 @@ class Doc:
 
     help: str
     ge: int | None = None
-    le: int | None = None
+    le: int | None = None  # None: no most
+    mcp_le: int | None = None  # the MCP schema's most, where an agent's answer must stay smaller than the API's
     on: frozenset[str] = EVERYWHERE
     mcp_default: Any = None  # the MCP tool's default, where it differs from the API's (see mcp_default_differs)
     mcp_default_differs: bool = False
@@ -179,7 +180,7 @@ class ListFacts(Request):
     subject: str | None = arg("Only facts about this entity (a name or alias).", None)
     predicate: str | None = arg("Only facts with this predicate.", None)
     include_superseded: bool = arg("Also facts no longer believed (replaced or retracted).", False)
-    limit: int = arg("How many facts at most.", 100, ge=1, le=10000)
+    limit: int = arg("How many facts at most.", 100, ge=1, mcp_le=10000)  # the API and CLI may list everything
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -226,7 +227,7 @@ class Recall(Request):
     stakes: Literal["low", "high"] = arg(
         "'high' answers only from recorded facts with their sources, never from a faster approximate memory.",
         "low")
-    k: int = arg("How many answers at most.", 5, ge=1, le=50, on=API_MCP)
+    k: int = arg("How many answers at most.", 5, ge=1, le=200, mcp_le=50, on=API_MCP)
     detail: Detail = arg(FACT_DETAIL, "compact", on=frozenset({MCP}))
 
     def more(self) -> None:

@@ -28,7 +28,7 @@ from medallion.interfaces.cli.common import (
 )
 from medallion.serve import verbs
 
-AS_OF_DATE = "On the command line a date alone, e.g. 2026-11-10, means its midnight UTC."
+AS_OF_DATE = "On the command line a date alone, e.g. 2026-11-10, means midnight UTC at its start."
 
 
 @app.command("current")
