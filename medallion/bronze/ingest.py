@@ -174,13 +174,19 @@ def ingest_jsonl(
     return _land_in_batches(conn, candidates, origin, max_authority, allowed_namespaces, batch_size, progress)
 
 
+def overlay_actor(principal: str) -> str:
+    """The actor of an overlay written by ``principal``: the principal, as a user when it names no kind."""
+    return principal if ":" in principal else f"user:{principal}"
+
+
 def _overlay_rules(candidates: list[_Candidate], writer: str, may_overlay: bool) -> None:
     """Overlays written under a capability: only with its overlay verb, and authored by its principal.
 
-    A person's overlay wins on read, so who wrote it must be the verified holder of the token, not
-    whatever ``actor`` a file names.
+    This is the one place the rule lives: every write of the tools (remember, overlay, ingest) lands
+    through it. A person's overlay wins on read, so who wrote it must be the verified holder of the
+    token, not whatever ``actor`` a file names.
     """
-    authors = {writer} | ({f"user:{writer}"} if ":" not in writer else set())
+    authors = {writer, overlay_actor(writer)}
     for cand in candidates:
         event = cand.event
         if event is None or cand.rejection is not None or event.kind != "overlay":
@@ -202,9 +208,14 @@ def ingest_events(
     max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
     max_authority: int | None = None,
     allowed_namespaces: Collection[str] | None = None,
+    writer: str | None = None,
+    may_overlay: bool = True,
     batch_size: int = 50_000,
 ) -> IngestResult:
-    """Land events given as dicts (Python API, MCP) or validated :class:`Event` objects."""
+    """Land events given as dicts (Python API, MCP) or validated :class:`Event` objects.
+
+    The capability's limits are those of :func:`ingest_jsonl`.
+    """
     candidates = []
     for index, item in enumerate(events, start=1):
         if isinstance(item, Event):  # trusted as validated; a row the database refuses is still caught
@@ -220,6 +231,8 @@ def ingest_events(
             except Rejection as rej:
                 cand.rejection = rej
         candidates.append(cand)
+    if writer is not None:
+        _overlay_rules(candidates, writer, may_overlay)
     return _land_in_batches(conn, candidates, origin, max_authority, allowed_namespaces, batch_size, None)
 
 

@@ -23,10 +23,13 @@ Run with ``python -m medallion.interfaces.mcp_server`` (stdio) or ``medallion mc
 """
 
 import argparse
+import inspect
 import json
+import typing
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Annotated, Any, Literal
+from dataclasses import MISSING, dataclass
+from typing import Annotated, Any
 
 import psycopg
 from mcp.server.mcpserver import Context, MCPServer
@@ -39,6 +42,7 @@ from medallion.db.connection import DatabaseNotReady, LoginFailed
 from medallion.db.locks import LockBusy
 from medallion.interfaces import mcp_compact
 from medallion.interfaces.mcp_sessions import SessionPool
+from medallion.serve import verbs
 from medallion.serve.tools import Denied, ToolError, Tools
 from medallion.settings import Settings, get_settings
 
@@ -62,17 +66,6 @@ Token = Annotated[
     Field(description="A capability token for this call. Over HTTP send it as an 'Authorization: Bearer' header "
                       "instead; over stdio it replaces the server's MEDALLION_TOKEN for this call."),
 ]
-Namespace = Annotated[str, Field(description="The namespace to use; `namespaces` lists the ones you can use.")]
-Subject = Annotated[str, Field(description="An entity's name or alias, e.g. 'Alice'.")]
-Predicate = Annotated[str, Field(description="A relation, e.g. 'lives_in'; `predicates` lists those in use.")]
-FactId = Annotated[str, Field(description="A fact id, or any unique prefix of it of 6 or more characters.")]
-FactDetail = Annotated[Literal["compact", "full"], Field(
-    description="'compact': each fact's statement, id, when it held, whether it is believed now and its source; "
-                "'full': every field (authority, confidence, people's edits, full provenance).")]
-
-# 'overlay' events go through the overlay tool (its capability verb and its approval rule), not remember
-WritableKind = Literal["transcript", "note", "commit", "issue", "document", "fact"]
-
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 BEARER = "bearer"
@@ -147,8 +140,214 @@ def caller_token(ctx: Context | None, argument: str | None) -> str | None:
     return value
 
 
+def _run(pool: SessionPool, ctx: Context, token: str | None, fn: Callable[[Tools], Any], *,
+         wrap: bool) -> CallToolResult:
+    """Call ``fn`` with the caller's tools; a refusal or an unreachable database is one sentence."""
+    try:
+        return _result(pool.call(caller_token(ctx, token), fn), wrap=wrap)
+    except ToolError as exc:
+        return _error(str(exc))
+    except (LoginFailed, DatabaseNotReady, embedded.ServerStopped) as exc:  # one sentence, password masked
+        return _error(str(exc))
+    except LockBusy as exc:  # a lock timeout: its sentence names the lock and its holder
+        return _error(str(exc))
+    except psycopg.OperationalError as exc:
+        first = (str(exc).strip().splitlines() or ["no detail"])[0]
+        return _error(f"the memory's database is not reachable ({first}); "
+                      "check MEDALLION_DATABASE_URL or MEDALLION_HOME")
+
+
+@dataclass(frozen=True)
+class McpTool:
+    """One MCP tool: the verb's request, what it does with the caller's tools, how it answers."""
+
+    request: type[verbs.Request]
+    fn: Callable[[Tools, Any], Any]
+    annotations: ToolAnnotations
+    wrap: bool  # True: a list of rows, sent as {"result": [...]}; False: one record
+
+    def parameters(self) -> list[inspect.Parameter]:
+        """The tool's arguments, built from the request's MCP fields (descriptions, bounds, defaults), then token."""
+        hints = typing.get_type_hints(self.request)
+        params = [inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)]
+        for f in verbs.fields_on(self.request, verbs.MCP):
+            spec: verbs.Doc = f.metadata["doc"]
+            annotation = Annotated[spec.mcp_type or hints[f.name],
+                                   Field(description=spec.help, ge=spec.ge, le=spec.mcp_le or spec.le)]
+            default = spec.mcp_default if spec.mcp_default_differs else f.default
+            params.append(inspect.Parameter(
+                f.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation,
+                default=inspect.Parameter.empty if default is MISSING else default))
+        params.append(inspect.Parameter("token", inspect.Parameter.KEYWORD_ONLY, annotation=Token, default=None))
+        return params
+
+    def entry(self, pool: SessionPool) -> Callable[..., CallToolResult]:
+        """The function the SDK registers: its signature is the request's, its body one call through the pool."""
+        def call(ctx: Context, **arguments: Any) -> CallToolResult:
+            token = arguments.pop("token", None)
+            return _run(pool, ctx, token, lambda t: self.fn(t, self.request(**arguments)), wrap=self.wrap)
+
+        params = self.parameters()
+        returns = Rows if self.wrap else Record
+        call.__signature__ = inspect.Signature(params, return_annotation=returns)  # type: ignore[attr-defined]
+        call.__annotations__ = {**{p.name: p.annotation for p in params}, "return": returns}
+        call.__name__ = call.__qualname__ = self.request.verb
+        call.__doc__ = self.fn.__doc__
+        return call
+
+
+TOOLS: list[McpTool] = []
+
+
+def tool(request: type[verbs.Request], *, annotations: ToolAnnotations = READ_ONLY,
+         wrap: bool = True) -> Callable[[Callable[[Tools, Any], Any]], Callable[[Tools, Any], Any]]:
+    """Declare a module-level function ``(tools, request) -> result`` as the MCP tool of ``request``'s verb.
+
+    The function's docstring is the tool's description; its arguments are the request's fields.
+    """
+    def declare(fn: Callable[[Tools, Any], Any]) -> Callable[[Tools, Any], Any]:
+        TOOLS.append(McpTool(request, fn, annotations, wrap))
+        return fn
+    return declare
+
+
+@tool(verbs.Namespaces)
+def namespaces(tools: Tools, request: verbs.Namespaces) -> Any:
+    """Call this first, when you do not yet know which namespace to use.
+
+    Lists the namespaces you can see, what you may do in each (verbs), and how many events,
+    facts and facts believed now each holds.
+    """
+    return tools.namespaces(**request.api())
+
+
+@tool(verbs.Predicates)
+def predicates(tools: Tools, request: verbs.Predicates) -> Any:
+    """Call this when you need the exact name of a relation before `current`, `history`, `list` or
+    `follow`, or to learn what kinds of facts a namespace records.
+
+    Lists the predicates in use, the most used first: one or many values per entity, whether it
+    comes from the curated vocabulary or was learned from text, how many facts use it, an example
+    statement, and the phrases it was read from.
+    """
+    return tools.predicates(**request.api())
+
+
+@tool(verbs.Search)
+def search(tools: Tools, request: verbs.Search) -> Any:
+    """Call this when you have a question in plain words and do not know which entity or predicate
+    holds the answer.
+
+    Returns the best matching facts and passages of the source text, each with its id, a score,
+    whether it is still believed (current) and where it came from. Open one with `read` for
+    everything about it, or ask again with detail='full'.
+    """
+    return tools.search(**request.api())
+
+
+@tool(verbs.Read)
+def read(tools: Tools, request: verbs.Read) -> Any:
+    """Call this when you have a fact id (from search, list, a table or a person) and need its full
+    record: when it held, who said it, how sure, its source, and people's edits and notes.
+
+    Or give a document path and its namespace to read the document's current version.
+    """
+    return tools.read(**request.api())
+
+
+@tool(verbs.ListFacts)
+def list_facts(tools: Tools, request: verbs.ListFacts) -> Any:
+    """Call this when you want to browse what is known rather than ask a question: the facts
+    believed now in a namespace, optionally only about one entity and/or one predicate."""
+    return tools.list(**request.api())
+
+
+@tool(verbs.Current)
+def current(tools: Tools, request: verbs.Current) -> Any:
+    """Call this when you know the entity and the predicate and want what is believed now, e.g.
+    current('Alice', 'lives_in').
+
+    Several answers mean the predicate holds several values, or sources disagree (contested).
+    A predicate no fact uses is an error that names close ones in use.
+    """
+    return tools.current(**request.api())
+
+
+@tool(verbs.History)
+def history(tools: Tools, request: verbs.History) -> Any:
+    """Call this when the question is about change over time ("where did Alice live before?"):
+    every value one entity's predicate has had, oldest first, with when each held. Ask with
+    detail='full' for when each was recorded, by whom and how sure."""
+    return mcp_compact.history(tools.history(**request.api()), request.detail)
+
+
+@tool(verbs.Relate)
+def relate(tools: Tools, request: verbs.Relate) -> Any:
+    """Call this when the question is how two entities are connected ("how does Alice know Bob?"):
+    the shortest chains of facts believed now between them, each step with its fact."""
+    return tools.relate(**request.api())
+
+
+@tool(verbs.Follow, wrap=False)
+def follow(tools: Tools, request: verbs.Follow) -> Any:
+    """Call this when the question is a chain of relations you know from one entity: "where is
+    Alice's employer located?" is follow('Alice', ['works_at', 'located_in']).
+
+    Returns the facts of each step, with their sources, and the values the last step reached.
+    Use `search` when you do not know the predicates (`predicates` lists them), `relate` to find
+    how two entities connect.
+    """
+    return tools.follow(**request.api())
+
+
+@tool(verbs.Remember, annotations=WRITE, wrap=False)
+def remember(tools: Tools, request: verbs.Remember) -> Any:
+    """Call this when you learn something worth keeping: a statement, a note, a conversation turn,
+    a document.
+
+    It is stored as said and turned into facts at once. The answer lists under `beliefs` the
+    facts it added, the older ones it replaced (superseded), those it now disputes (contested),
+    what was already known (skipped) and what was kept only for a short while (working_memory).
+    Sending the same content again changes nothing and gives the same answer.
+    """
+    return tools.remember(**request.api())
+
+
+@tool(verbs.Overlay, annotations=WRITE, wrap=False)
+def overlay(tools: Tools, request: verbs.Overlay) -> Any:
+    """Call this when a person asks to correct, annotate or hide words of a fact: 'edit' replaces
+    the quoted words, 'annotate' adds a note, 'redact' hides them wherever the fact is shown.
+
+    Changing words a person already edited needs another person's approval.
+    """
+    return tools.overlay(**request.api())
+
+
+@tool(verbs.RequestErasure, annotations=WRITE, wrap=False)
+def request_erasure(tools: Tools, request: verbs.RequestErasure) -> Any:
+    """Call this when a person asks that something be forgotten for good.
+
+    It files a request and deletes nothing: a different person with the admin right approves it,
+    and only then is the source event erased, with every fact it stated (listed in the answer).
+    Needs the admin right in the namespace.
+    """
+    return tools.request_erasure(**request.api())
+
+
+@tool(verbs.Recall, wrap=False)
+def recall(tools: Tools, request: verbs.Recall) -> Any:
+    """Call this when you want an answer to a question and the method chosen for you: questions
+    about how entities are connected are answered from their connections, the rest from recorded
+    facts.
+
+    The answer says which method answered and why; each answer is compact unless asked with
+    detail='full'.
+    """
+    return mcp_compact.recall(tools.recall(**request.api()), request.detail)
+
+
 def build_server(settings: Settings | None = None, *, require_token: bool = False) -> MCPServer:
-    """The MCP server exposing the Gold tools, for ``settings`` (default: from the environment).
+    """The MCP server exposing the Gold tools (:data:`TOOLS`), for ``settings`` (default: from the environment).
 
     ``require_token`` (the HTTP transport) refuses calls without a token: over stdio the client is
     the process that started the server, over HTTP it could be any local process.
@@ -165,251 +364,8 @@ def build_server(settings: Settings | None = None, *, require_token: bool = Fals
             pool.close()
 
     server = _OneSentenceServer(SERVER_NAME, instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
-
-    def run(ctx: Context, token: str | None, fn: Callable[[Tools], Any], *, wrap: bool) -> CallToolResult:
-        try:
-            return _result(pool.call(caller_token(ctx, token), fn), wrap=wrap)
-        except ToolError as exc:
-            return _error(str(exc))
-        except (LoginFailed, DatabaseNotReady, embedded.ServerStopped) as exc:  # one sentence, password masked
-            return _error(str(exc))
-        except LockBusy as exc:  # a lock timeout: its sentence names the lock and its holder
-            return _error(str(exc))
-        except psycopg.OperationalError as exc:
-            first = (str(exc).strip().splitlines() or ["no detail"])[0]
-            return _error(f"the memory's database is not reachable ({first}); "
-                          "check MEDALLION_DATABASE_URL or MEDALLION_HOME")
-
-    @server.tool(annotations=READ_ONLY)
-    def namespaces(ctx: Context, token: Token = None) -> Rows:
-        """Call this first, when you do not yet know which namespace to use.
-
-        Lists the namespaces you can see, what you may do in each (verbs), and how many events,
-        facts and facts believed now each holds.
-        """
-        return run(ctx, token, lambda t: t.namespaces(), wrap=True)
-
-    @server.tool(annotations=READ_ONLY)
-    def predicates(ctx: Context, namespace: Namespace, token: Token = None) -> Rows:
-        """Call this when you need the exact name of a relation before `current`, `history`, `list` or
-        `follow`, or to learn what kinds of facts a namespace records.
-
-        Lists the predicates in use, the most used first: one or many values per entity, whether it
-        comes from the curated vocabulary or was learned from text, how many facts use it, an example
-        statement, and the phrases it was read from.
-        """
-        return run(ctx, token, lambda t: t.predicates(namespace=namespace), wrap=True)
-
-    @server.tool(annotations=READ_ONLY)
-    def search(
-        ctx: Context,
-        query: Annotated[str, Field(description="What to look for, in plain words.")],
-        namespace: Namespace,
-        k: Annotated[int, Field(ge=1, le=200, description="How many results at most.")] = 10,
-        subject: Annotated[str | None, Field(description="Only facts about this entity.")] = None,
-        predicate: Annotated[str | None, Field(description="Only facts with this predicate.")] = None,
-        min_authority: Annotated[
-            int | None, Field(ge=1, le=5, description="Only facts at least this authoritative (1 = the person "
-                                                      "themselves … 5 = an agent's guess).")
-        ] = None,
-        include_superseded: Annotated[bool, Field(description="Also return facts no longer believed.")] = False,
-        as_of: Annotated[
-            str | None, Field(description="ISO 8601 time with a UTC offset: answer with what was believed then.")
-        ] = None,
-        per_event: Annotated[bool, Field(
-            description="One result per source message, its other matches under same_event (false: every "
-                        "match on its own).")] = True,
-        detail: Annotated[Literal["compact", "full"], Field(
-            description="'compact': statement, id, score, current, source; 'full': every field of each result "
-                        "(times, authority, confidence, people's edits, full provenance).")] = "compact",
-        token: Token = None,
-    ) -> Rows:
-        """Call this when you have a question in plain words and do not know which entity or predicate
-        holds the answer.
-
-        Returns the best matching facts and passages of the source text, each with its id, a score,
-        whether it is still believed (current) and where it came from. Open one with `read` for
-        everything about it, or ask again with detail='full'.
-        """
-        return run(ctx, token, lambda t: t.search(
-            query, namespace=namespace, k=k, subject=subject, predicate=predicate, min_authority=min_authority,
-            include_superseded=include_superseded, as_of=as_of, per_event=per_event, detail=detail), wrap=True)
-
-    @server.tool(annotations=READ_ONLY)
-    def read(
-        ctx: Context,
-        fact_id: Annotated[str | None, Field(
-            description="The fact to read: its id, or any unique prefix of 6 or more characters.")] = None,
-        path: Annotated[str | None, Field(description="A document path (instead of fact_id); needs namespace.")] = None,
-        namespace: Annotated[str | None, Field(description="The namespace (required with path).")] = None,
-        token: Token = None,
-    ) -> Rows:
-        """Call this when you have a fact id (from search, list, a table or a person) and need its full
-        record: when it held, who said it, how sure, its source, and people's edits and notes.
-
-        Or give a document path and its namespace to read the document's current version.
-        """
-        return run(ctx, token, lambda t: t.read(fact_id, path=path, namespace=namespace), wrap=True)
-
-    @server.tool(name="list", annotations=READ_ONLY)
-    def list_facts(
-        ctx: Context,
-        namespace: Namespace,
-        subject: Annotated[str | None, Field(description="Only facts about this entity.")] = None,
-        predicate: Annotated[str | None, Field(description="Only facts with this predicate.")] = None,
-        include_superseded: Annotated[bool, Field(description="Also list facts no longer believed.")] = False,
-        limit: Annotated[int, Field(ge=1, le=10000, description="How many facts at most.")] = 100,
-        token: Token = None,
-    ) -> Rows:
-        """Call this when you want to browse what is known rather than ask a question: the facts
-        believed now in a namespace, optionally only about one entity and/or one predicate."""
-        return run(ctx, token, lambda t: t.list(namespace=namespace, subject=subject, predicate=predicate,
-                                                include_superseded=include_superseded, limit=limit), wrap=True)
-
-    @server.tool(annotations=READ_ONLY)
-    def current(ctx: Context, subject: Subject, predicate: Predicate, namespace: Namespace,
-                token: Token = None) -> Rows:
-        """Call this when you know the entity and the predicate and want what is believed now, e.g.
-        current('Alice', 'lives_in').
-
-        Several answers mean the predicate holds several values, or sources disagree (contested).
-        A predicate no fact uses is an error that names close ones in use.
-        """
-        return run(ctx, token, lambda t: t.current(subject, predicate, namespace=namespace), wrap=True)
-
-    @server.tool(annotations=READ_ONLY)
-    def history(ctx: Context, subject: Subject, predicate: Predicate, namespace: Namespace,
-                detail: FactDetail = "compact", token: Token = None) -> Rows:
-        """Call this when the question is about change over time ("where did Alice live before?"):
-        every value one entity's predicate has had, oldest first, with when each held. Ask with
-        detail='full' for when each was recorded, by whom and how sure."""
-        return run(ctx, token, lambda t: mcp_compact.history(
-            t.history(subject, predicate, namespace=namespace), detail), wrap=True)
-
-    @server.tool(annotations=READ_ONLY)
-    def relate(
-        ctx: Context,
-        a: Annotated[str, Field(description="One entity's name.")],
-        b: Annotated[str, Field(description="The other entity's name.")],
-        namespace: Namespace,
-        max_depth: Annotated[int, Field(ge=1, le=6, description="The longest chain to look for, in facts.")] = 3,
-        token: Token = None,
-    ) -> Rows:
-        """Call this when the question is how two entities are connected ("how does Alice know Bob?"):
-        the shortest chains of facts believed now between them, each step with its fact."""
-        return run(ctx, token, lambda t: t.relate(a, b, namespace=namespace, max_depth=max_depth), wrap=True)
-
-    @server.tool(annotations=READ_ONLY)
-    def follow(
-        ctx: Context,
-        entity: Annotated[str, Field(description="The entity to start from (a name or alias), e.g. 'Alice'.")],
-        predicates: Annotated[list[str], Field(
-            description="The predicates to follow in order (1 to 6), e.g. ['works_at', 'located_in'].")],
-        namespace: Namespace,
-        as_of: Annotated[
-            str | None, Field(description="ISO 8601 time with a UTC offset: follow what was believed then.")
-        ] = None,
-        token: Token = None,
-    ) -> Record:
-        """Call this when the question is a chain of relations you know from one entity: "where is
-        Alice's employer located?" is follow('Alice', ['works_at', 'located_in']).
-
-        Returns the facts of each step, with their sources, and the values the last step reached.
-        Use `search` when you do not know the predicates (`predicates` lists them), `relate` to find
-        how two entities connect.
-        """
-        return run(ctx, token, lambda t: t.follow(entity, predicates, namespace=namespace, as_of=as_of), wrap=False)
-
-    @server.tool(annotations=WRITE)
-    def remember(
-        ctx: Context,
-        namespace: Namespace,
-        content: Annotated[str, Field(description="The text to remember (an utterance, a note, a document).")],
-        kind: Annotated[WritableKind, Field(description="What the text is ('fact' takes a JSON assertion).")] = "note",
-        source_event_id: Annotated[
-            str | None, Field(description="An idempotency key; default: a hash of kind and content.")
-        ] = None,
-        actor: Annotated[str | None, Field(description="Who said it, e.g. 'user:alice'.")] = None,
-        authority: Annotated[
-            int | None, Field(ge=1, le=5, description="How authoritative the source is (1 = the person "
-                                                      "themselves … 5 = an agent's guess).")
-        ] = None,
-        occurred_at: Annotated[
-            str | None, Field(description="When it happened (ISO 8601 with offset); default: now.")
-        ] = None,
-        token: Token = None,
-    ) -> Record:
-        """Call this when you learn something worth keeping: a statement, a note, a conversation turn,
-        a document.
-
-        It is stored as said and turned into facts at once. The answer lists under `beliefs` the
-        facts it added, the older ones it replaced (superseded), those it now disputes (contested),
-        what was already known (skipped) and what was kept only for a short while (working_memory).
-        Sending the same content again changes nothing and gives the same answer.
-        """
-        return run(ctx, token, lambda t: t.remember(
-            namespace=namespace, content=content, kind=kind, source_event_id=source_event_id, actor=actor,
-            authority=authority, occurred_at=occurred_at), wrap=False)
-
-    @server.tool(annotations=WRITE)
-    def overlay(
-        ctx: Context,
-        fact_id: FactId,
-        action: Annotated[Literal["edit", "annotate", "redact"], Field(description="What to do with the words.")],
-        quote: Annotated[str, Field(description="The exact words of the fact's statement the change applies to.")],
-        text: Annotated[str | None, Field(description="The replacement text (for 'edit').")] = None,
-        note: Annotated[str | None, Field(description="A note (for 'annotate', or why).")] = None,
-        token: Token = None,
-    ) -> Record:
-        """Call this when a person asks to correct, annotate or hide words of a fact: 'edit' replaces
-        the quoted words, 'annotate' adds a note, 'redact' hides them wherever the fact is shown.
-
-        Changing words a person already edited needs another person's approval.
-        """
-        return run(ctx, token, lambda t: t.overlay(fact_id, action, quote=quote, text=text, note=note), wrap=False)
-
-    @server.tool(annotations=WRITE)
-    def request_erasure(
-        ctx: Context,
-        reason: Annotated[str, Field(description="Why it must be forgotten; the person who approves reads it.")],
-        event_id: Annotated[int | None, Field(
-            description="The source event to erase (provenance.event_id in search results).")] = None,
-        fact_id: Annotated[str | None, Field(
-            description="Or a fact (id or unique prefix): the event that stated it is erased.")] = None,
-        token: Token = None,
-    ) -> Record:
-        """Call this when a person asks that something be forgotten for good.
-
-        It files a request and deletes nothing: a different person with the admin right approves it,
-        and only then is the source event erased, with every fact it stated (listed in the answer).
-        Needs the admin right in the namespace.
-        """
-        return run(ctx, token, lambda t: t.request_erasure(reason=reason, event_id=event_id, fact_id=fact_id),
-                   wrap=False)
-
-    @server.tool(annotations=READ_ONLY)
-    def recall(
-        ctx: Context,
-        query: Annotated[str, Field(description="The question, in plain words.")],
-        namespace: Namespace,
-        stakes: Annotated[
-            Literal["low", "high"], Field(description="'high' answers only from recorded facts with their sources, "
-                                                      "never from a faster approximate memory.")
-        ] = "low",
-        k: Annotated[int, Field(ge=1, le=50, description="How many answers at most.")] = 5,
-        detail: FactDetail = "compact",
-        token: Token = None,
-    ) -> Record:
-        """Call this when you want an answer to a question and the method chosen for you: questions
-        about how entities are connected are answered from their connections, the rest from recorded
-        facts.
-
-        The answer says which method answered and why; each answer is compact unless asked with
-        detail='full'.
-        """
-        return run(ctx, token, lambda t: mcp_compact.recall(
-            t.recall(query, namespace=namespace, stakes=stakes, k=k), detail), wrap=False)
-
+    for spec in TOOLS:
+        server.add_tool(spec.entry(pool), name=spec.request.verb, annotations=spec.annotations)
     return server
 
 

@@ -17,9 +17,6 @@ from medallion.bronze.contract import NAMESPACE_PATTERN
 _NAMESPACE = re.compile(NAMESPACE_PATTERN)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _INT64 = 2**63
-# Counts a caller chooses: below 1 is meaningless (a negative LIMIT is an SQL error); k and max_depth
-# keep the CLI's and MCP's ranges (a deep walk grows with every hop), a list may ask for everything.
-COUNTS = {"limit": (1, _INT64 - 1), "k": (1, 200), "max_depth": (1, 6)}
 
 
 def text_problem(value: str) -> str | None:
@@ -47,16 +44,18 @@ def argument_problem(name: str, value: Any) -> str | None:
     """Why the argument ``name`` cannot be used, as one sentence, or None when it is fine."""
     if name == "predicates":
         return path_problem(value) or _value_problem(name, value)
-    if name in COUNTS:
-        return count_problem(name, value)
     return _value_problem(name, value)
 
 
-def count_problem(name: str, value: Any) -> str | None:
-    """Why ``value`` is not a count the argument ``name`` accepts (see ``COUNTS``), or None."""
-    low, high = COUNTS[name]
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        most = "" if high == _INT64 - 1 else f" to {high}"
+def count_problem(name: str, value: Any, low: int, high: int | None) -> str | None:
+    """Why ``value`` is not a whole number from ``low`` to ``high`` (None: no most), or None.
+
+    The bounds are the verb's (``serve/verbs.py``): below 1 is meaningless (a negative LIMIT is an
+    SQL error), and a deep walk grows with every hop.
+    """
+    top = _INT64 - 1 if high is None else high
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= top:
+        most = "" if high is None else f" to {high}"
         return f"the argument '{name}' must be a whole number from {low}{most}"
     return None
 

@@ -9,8 +9,6 @@ call, refused ones included, appends one row to ``telemetry.retrievals``.
 
 from __future__ import annotations
 
-import functools
-import inspect
 import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -51,28 +49,6 @@ class UnknownNamespace(ToolError):
 
 class UnknownPredicate(ToolError):
     """A predicate no fact of the namespace uses; the message names the close ones that are in use."""
-
-
-def checked_at_the_door(method: Callable[..., Any]) -> Callable[..., Any]:
-    """Refuse a call whose arguments cannot be used (NUL, lone surrogates, a malformed namespace), in one sentence.
-
-    The refusal is logged like any other call, without the offending text.
-    """
-    signature = inspect.signature(method)
-
-    @functools.wraps(method)
-    def checked(self: Session, *args: Any, **kwargs: Any) -> Any:
-        try:
-            bound = signature.bind(self, *args, **kwargs)
-        except TypeError as exc:
-            raise ToolError(f"{method.__name__}: {exc}") from None
-        for name, value in list(bound.arguments.items())[1:]:
-            problem = door.argument_problem(name, value)
-            if problem:
-                self.log_call(method.__name__, None, None, [], time.perf_counter(), problem)
-                raise ToolError(problem)
-        return method(self, *args, **kwargs)
-    return checked
 
 
 class Session:

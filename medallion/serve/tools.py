@@ -17,10 +17,10 @@ import re
 from datetime import datetime
 from typing import Any
 
-from medallion.serve import capabilities, discovery, graph, ids, served
+from medallion.serve import capabilities, discovery, graph, ids, served, verbs
 from medallion.serve import search as searching
 from medallion.serve.served import REDACTED
-from medallion.serve.session import Denied, ToolError, UnknownNamespace, UnknownPredicate, checked_at_the_door
+from medallion.serve.session import Denied, ToolError, UnknownNamespace, UnknownPredicate
 from medallion.serve.writes import Writes
 from medallion.settings import Settings, get_settings
 from medallion.silver import entities, withhold
@@ -29,18 +29,6 @@ from medallion.silver import queries as silver_queries
 __all__ = ["REDACTED", "Denied", "ToolError", "Tools", "UnknownNamespace", "UnknownPredicate", "open_tools"]
 LOW_CONFIDENCE = 0.5
 DISCOVERY_VERBS = ("list", "read", "search")  # any one of them lets a caller see what a namespace holds
-SEARCH_DETAIL = ("full", "compact")
-
-
-def _when(as_of: datetime | str | None) -> datetime | None:
-    """An ``as_of`` argument as an aware datetime; a malformed or naive one is a ToolError."""
-    try:
-        when = datetime.fromisoformat(as_of) if isinstance(as_of, str) else as_of
-    except ValueError:
-        raise ToolError(f"as_of {as_of!r} is not an ISO 8601 timestamp") from None
-    if when is not None and when.tzinfo is None:
-        raise ToolError("as_of needs a UTC offset, e.g. 2026-03-01T00:00:00Z")
-    return when
 
 
 class Tools(Writes):
@@ -58,7 +46,7 @@ class Tools(Writes):
             super().close()
 
     # ------------------------------------------------------------------ discovery
-    @checked_at_the_door
+    @verbs.serves(verbs.Namespaces)
     def namespaces(self) -> list[dict[str, Any]]:
         """The namespaces the caller can see, with the verbs it holds there and how much each holds.
 
@@ -78,7 +66,7 @@ class Tools(Writes):
                      "facts": facts.get(ns, (0, 0))[0], "current_facts": facts.get(ns, (0, 0))[1]} for ns in names]
         return self.call("namespaces", None, None, run, logged=lambda _: [])
 
-    @checked_at_the_door
+    @verbs.serves(verbs.Predicates)
     def predicates(self, *, namespace: str) -> list[dict[str, Any]]:
         """The predicates a namespace's facts use, the most used first (``serve/discovery.py``)."""
         def run() -> list[dict[str, Any]]:
@@ -106,7 +94,7 @@ class Tools(Writes):
         raise UnknownPredicate(discovery.unknown_predicate_message(namespace, predicate, close))
 
     # ------------------------------------------------------------------ read verbs
-    @checked_at_the_door
+    @verbs.serves(verbs.Current)
     def current(self, subject: str, predicate: str, *, namespace: str) -> list[dict[str, Any]]:
         """Every open version of a slot (several when many-valued or contested)."""
         def run() -> list[dict[str, Any]]:
@@ -118,7 +106,7 @@ class Tools(Writes):
             return found
         return self.call("current", namespace, f"{subject} {predicate}", run)
 
-    @checked_at_the_door
+    @verbs.serves(verbs.History)
     def history(self, subject: str, predicate: str, *, namespace: str) -> list[dict[str, Any]]:
         """Every version of a slot, by valid_from."""
         def run() -> list[dict[str, Any]]:
@@ -130,7 +118,7 @@ class Tools(Writes):
             return found
         return self.call("history", namespace, f"{subject} {predicate}", run)
 
-    @checked_at_the_door
+    @verbs.serves(verbs.ListFacts)
     def list(self, *, namespace: str, subject: str | None = None, predicate: str | None = None,
              include_superseded: bool = False, limit: int = 100) -> list[dict[str, Any]]:
         """Facts of a namespace, optionally of one subject and/or predicate (current only by default)."""
@@ -151,7 +139,7 @@ class Tools(Writes):
             return found
         return self.call("list", namespace, " ".join(x for x in (subject, predicate) if x) or None, run)
 
-    @checked_at_the_door
+    @verbs.serves(verbs.Read)
     def read(self, fact_id: str | None = None, *, path: str | None = None,
              namespace: str | None = None) -> list[dict[str, Any]]:
         """One fact by id (with its overlays), or a document's HEAD version by path (needs ``namespace``).
@@ -216,7 +204,7 @@ class Tools(Writes):
                                     "source_event_id": head[6], "provenance_root": head[7]}}]
         return self.call("read", namespace, path, run)
 
-    @checked_at_the_door
+    @verbs.serves(verbs.Relate)
     def relate(self, a: str, b: str, *, namespace: str, max_depth: int = 3) -> list[dict[str, Any]]:
         """How two entities are related: shortest paths over current edges, each hop with its fact."""
         def run() -> list[dict[str, Any]]:
@@ -228,7 +216,7 @@ class Tools(Writes):
             return found
         return self.call("relate", namespace, f"{a} ~ {b}", run)
 
-    @checked_at_the_door
+    @verbs.serves(verbs.Follow)
     def follow(self, entity: str, predicates: list[str], *, namespace: str,
                as_of: datetime | str | None = None) -> dict[str, Any]:
         """Walk a known chain of predicates from ``entity`` over current edges (or those believed at ``as_of``).
@@ -239,7 +227,7 @@ class Tools(Writes):
         and the values the last hop reached; a hop that reaches nothing leaves the later ones empty.
         """
         def run() -> dict[str, Any]:
-            when = _when(as_of)
+            when = verbs.when(as_of)
             self.authorize("read", namespace)
             try:
                 path = graph.steps(predicates)
@@ -267,7 +255,7 @@ class Tools(Writes):
                           logged=lambda r: [f for hop in r["hops"] for f in hop["facts"]])
 
     # ------------------------------------------------------------------ search (G4)
-    @checked_at_the_door
+    @verbs.serves(verbs.Search)
     def search(self, query: str, *, namespace: str, k: int = 10, subject: str | None = None,
                predicate: str | None = None, min_authority: int | None = None, include_superseded: bool = False,
                as_of: datetime | str | None = None, include_chunks: bool = True,
@@ -293,11 +281,7 @@ class Tools(Writes):
         holds nothing, or with a predicate no fact uses, says so (``_explain_empty``).
         """
         def run() -> list[dict[str, Any]]:
-            if not query or not query.strip():
-                raise ToolError("search needs a non-empty query")
-            if detail not in SEARCH_DETAIL:
-                raise ToolError("detail must be 'full' or 'compact'")
-            when = _when(as_of)
+            when = verbs.when(as_of)
             self.authorize("search", namespace)
             vector = searching.query_vector(self.settings.embedding_model, query)
             request = searching.SearchRequest(
@@ -312,7 +296,7 @@ class Tools(Writes):
         return self.call("search", namespace, query, run)
 
     # ------------------------------------------------------------------ recall (G5)
-    @checked_at_the_door
+    @verbs.serves(verbs.Recall)
     def recall(self, query: str, *, namespace: str, stakes: str = "low", k: int = 5) -> dict[str, Any]:
         """The retrieval cascade (G5); the answer says which hop answered and why.
 
@@ -323,10 +307,6 @@ class Tools(Writes):
         escalates to the ledger. High stakes go to the ledger, the auditable hop.
         """
         def run() -> dict[str, Any]:
-            if stakes not in ("low", "high"):
-                raise ToolError("stakes must be 'low' or 'high'")
-            if not query.strip():
-                raise ToolError("recall needs a non-empty query")
             cap = self.authorize("search", namespace)
             names = self._entities_named(query, namespace)
             relational = re.search(r"\b(relat\w*|connect\w*|know|between|link\w*)\b", query, re.I)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -17,9 +18,9 @@ import psycopg
 
 from medallion.bronze import erasure
 from medallion.bronze.contract import OverlayPayload, TextQuoteSelector
-from medallion.bronze.ingest import ingest_events
-from medallion.serve import beliefs, capabilities, ids, served
-from medallion.serve.session import Denied, Session, ToolError, checked_at_the_door
+from medallion.bronze.ingest import IngestResult, ingest_events, ingest_jsonl, overlay_actor
+from medallion.serve import beliefs, capabilities, ids, served, verbs
+from medallion.serve.session import Denied, Session, ToolError
 from medallion.silver import overlays
 from medallion.silver.derive import derive
 
@@ -27,7 +28,7 @@ from medallion.silver.derive import derive
 class Writes(Session):
     """The write verbs; :class:`~medallion.serve.tools.Tools` adds the reads."""
 
-    @checked_at_the_door
+    @verbs.serves(verbs.Remember)
     def remember(self, *, namespace: str, content: str, kind: str = "note", source: str | None = None,
                  source_event_id: str | None = None, actor: str | None = None, authority: int | None = None,
                  occurred_at: str | None = None, provenance_root: str | None = None,
@@ -41,8 +42,6 @@ class Writes(Session):
         """
         def run() -> dict[str, Any]:
             cap = self.authorize("remember", namespace)
-            if kind == "overlay":
-                raise ToolError("overlays are written with the overlay tool, which anchors them and asks for approval")
             src = source or self.origin
             seid = source_event_id or hashlib.sha256(f"{kind}\n{content}".encode()).hexdigest()[:32]
             event = {
@@ -53,9 +52,7 @@ class Writes(Session):
             if authority is not None:
                 event["authority"] = authority
             result = ingest_events(self.engine, [event], origin=self.origin,
-                                   max_content_bytes=self.settings.max_content_bytes,
-                                   max_authority=cap.max_authority if cap else None,
-                                   allowed_namespaces=cap.namespaces if cap and "*" not in cap.namespaces else None)
+                                   max_content_bytes=self.settings.max_content_bytes, **_limits(cap))
             outcome = _single_outcome(result)
             if outcome["status"] == "inserted" and derive_now:
                 derive(self.engine, self.settings, namespaces=[namespace])
@@ -65,6 +62,24 @@ class Writes(Session):
             return written
         return self.call("remember", namespace, None, run,
                          logged=lambda r: [r, *(r.get("beliefs") or {}).get("added", [])])
+
+    @verbs.serves(verbs.Ingest)
+    def ingest(self, *, data: bytes, origin: str, batch_size: int = 5000,
+               progress: Callable[[int, int], None] | None = None) -> IngestResult:
+        """Land a JSONL document of events in Bronze (``medallion ingest``), under the caller's capability.
+
+        The same write path as :meth:`remember`: the remember verb, the capability's namespaces, its
+        highest authority, and overlays only with its overlay verb and authored by its principal
+        (``_limits``, enforced in ``bronze/ingest.py``). Nothing is derived here; the answer is the
+        per-line outcome. ``progress(done, total)`` is called after each batch.
+        """
+        def run() -> IngestResult:
+            cap = self.check_token()
+            if cap is not None and "remember" not in cap.verbs:
+                raise Denied("this capability may not write events (it lacks the remember verb)")
+            return ingest_jsonl(self.engine, data, origin=origin, max_content_bytes=self.settings.max_content_bytes,
+                                batch_size=batch_size, progress=progress, **_limits(cap))
+        return self.call("ingest", None, origin, run, logged=lambda _: [])
 
     def _beliefs(self, namespace: str, event_id: int, cap: capabilities.Capability | None) -> dict[str, Any]:
         """What the derivation made of one event; why not, when it parked the event."""
@@ -77,7 +92,7 @@ class Writes(Session):
             found["not_derived"] = f"the {parked[0]} step failed ({parked[1]}); the next derivation retries it"
         return found
 
-    @checked_at_the_door
+    @verbs.serves(verbs.Overlay)
     def overlay(self, fact_id: str, action: str, *, quote: str, text: str | None = None, note: str | None = None,
                 prefix: str = "", suffix: str = "", reason: str | None = None) -> dict[str, Any]:
         """Edit, annotate or redact a span of a fact (G6). Overwriting a person's overlay needs approval.
@@ -131,15 +146,13 @@ class Writes(Session):
             metadata = {**metadata, "approval_id": approval_id}
         content = payload.model_dump_json()
         seid = hashlib.sha256(f"{author}\n{content}\n{json.dumps(metadata, sort_keys=True)}".encode()).hexdigest()[:32]
-        actor = author if ":" in author else f"user:{author}"
+        actor = overlay_actor(author)
         event = {"namespace": namespace, "source": "overlay", "source_event_id": seid, "kind": "overlay",
                  "content": content, "provenance_root": f"overlay://{payload.fact_id}", "actor": actor,
                  "occurred_at": datetime.now(UTC).isoformat(), "metadata": metadata}
         conn = self.engine if approval_id is None or cap is not None else self.admin_login()
         with conn.transaction():
-            result = ingest_events(conn, [event], origin=self.origin,
-                                   max_authority=cap.max_authority if cap else None,
-                                   allowed_namespaces=cap.namespaces if cap and "*" not in cap.namespaces else None)
+            result = ingest_events(conn, [event], origin=self.origin, **_limits(cap, approved=approval_id is not None))
             outcome = _single_outcome(result)
             if approval_id is not None:
                 if outcome["status"] != "inserted":
@@ -180,7 +193,7 @@ class Writes(Session):
         except psycopg.Error as exc:
             raise ToolError(_db_message(exc)) from None
 
-    @checked_at_the_door
+    @verbs.serves(verbs.Retract)
     def retract(self, overlay_id: int, *, reason: str) -> dict[str, Any]:
         """Ask to delete a person's overlay (G7): a request another admin approves, never immediate."""
         def run() -> dict[str, Any]:
@@ -203,7 +216,7 @@ class Writes(Session):
                     "namespace": namespace, "reason": "retracting a person's overlay needs another person's approval"}
         return self.call("retract", None, str(overlay_id), run)
 
-    @checked_at_the_door
+    @verbs.serves(verbs.Approve)
     def approve(self, approval_id: int) -> dict[str, Any]:
         """Approve a pending overlay overwrite or retraction (G7): needs ``admin`` and a second person.
 
@@ -231,7 +244,7 @@ class Writes(Session):
             return {**written, "approval_id": approval_id, "status": "approved"}
         return self.call("approve", None, str(approval_id), run)
 
-    @checked_at_the_door
+    @verbs.serves(verbs.RequestErasure)
     def request_erasure(self, *, reason: str, event_id: int | None = None,
                         fact_id: str | None = None) -> dict[str, Any]:
         """Ask for an event to be erased (B7): a request that a different person with ``admin`` approves.
@@ -244,10 +257,6 @@ class Writes(Session):
         with it.
         """
         def run() -> dict[str, Any]:
-            if (event_id is None) == (fact_id is None):
-                raise ToolError("name what to erase: an event_id, or a fact_id (its event is erased)")
-            if not reason or not reason.strip():
-                raise ToolError("give a reason for the erasure; the person who approves it reads it")
             cap = self.check_token()
             where = "in the namespaces where this caller may ask for an erasure"
             scope = self.readable("admin")
@@ -277,6 +286,19 @@ class Writes(Session):
                             f"{request_id} (medallion erase approve {request_id})"}
         return self.call("request_erasure", None, fact_id or (str(event_id) if event_id is not None else None), run,
                          logged=lambda r: r["facts"])
+
+
+def _limits(cap: capabilities.Capability | None, *, approved: bool = False) -> dict[str, Any]:
+    """What a capability lets its holder write, as the arguments every write lands with (None: the local admin).
+
+    Its namespaces, its highest authority, and overlays only with its overlay verb (or, ``approved``,
+    an approval the caller may decide), authored by its principal: ``bronze/ingest.py`` enforces
+    them, for every write of the tools alike.
+    """
+    if cap is None:
+        return {}
+    return {"max_authority": cap.max_authority, "allowed_namespaces": cap.namespaces, "writer": cap.principal,
+            "may_overlay": approved or "overlay" in cap.verbs}
 
 
 def _db_message(exc: psycopg.Error) -> str:

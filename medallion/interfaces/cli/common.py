@@ -34,7 +34,7 @@ from medallion.bronze.contract import NAMESPACE_PATTERN
 from medallion.db import embedded
 from medallion.db.connection import DatabaseNotReady, LoginFailed, connect
 from medallion.db.locks import LockBusy
-from medallion.serve import capabilities
+from medallion.serve import capabilities, verbs
 from medallion.settings import Settings, get_settings
 
 # Set for each invocation from its arguments: errors are reported as JSON when `--json` was given.
@@ -328,7 +328,22 @@ def fact_rows(rows: list[dict[str, Any]], as_json: bool, title: str) -> None:
     show_rows(rows, as_json, title, FACT_COLUMNS, "nothing known")
 
 
-NamespaceOpt = Annotated[str, typer.Option("--namespace", "-n", help="The namespace.", callback=checked_namespace)]
+NamespaceOpt = Annotated[str, typer.Option("--namespace", "-n", help=verbs.NAMESPACE, callback=checked_namespace)]
+
+
+def option(request: type[verbs.Request], name: str, *flags: str, also: str = "", **more: Any) -> Any:
+    """The CLI option of field ``name`` of ``request``: its help and bounds are the request's (serve/verbs.py).
+
+    ``also`` adds what only the command line accepts (a date alone for an as_of).
+    """
+    spec = verbs.doc(request, name)
+    return typer.Option(*(flags or ("--" + name.replace("_", "-"),)), help=f"{spec.help} {also}".strip(),
+                        min=spec.ge, max=spec.le, **more)
+
+
+def argument(request: type[verbs.Request], name: str) -> Any:
+    """The CLI argument of field ``name`` of ``request``, with the request's help."""
+    return typer.Argument(help=verbs.doc(request, name).help)
 overlay_app = typer.Typer(no_args_is_help=True, help="A person's edit, annotation or redaction of a fact span.")
 app.add_typer(overlay_app, name="overlay")
 

@@ -19,6 +19,7 @@ from medallion.bronze import erasure
 from medallion.interfaces.cli.common import (
     JsonOpt,
     acting_capability,
+    argument,
     checked_namespace,
     connect_or_fail,
     emit_json,
@@ -26,6 +27,7 @@ from medallion.interfaces.cli.common import (
     err,
     fail,
     load_settings,
+    option,
     out,
     principal_of,
     refuse,
@@ -33,7 +35,7 @@ from medallion.interfaces.cli.common import (
     tool_session,
 )
 from medallion.publish import forget
-from medallion.serve import capabilities
+from medallion.serve import capabilities, verbs
 from medallion.settings import Settings
 
 
@@ -50,8 +52,8 @@ def _erasure_door(settings: Settings) -> tuple[psycopg.Connection, dict[str, Any
 
 @erase_app.command("request")
 def erase_request(
-    event_id: Annotated[int | None, typer.Argument(help="The Bronze event id.")] = None,
-    reason: Annotated[str, typer.Option("--reason", help="Why the events must go.")] = "",
+    event_id: Annotated[int | None, argument(verbs.RequestErasure, "event_id")] = None,
+    reason: Annotated[str, option(verbs.RequestErasure, "reason")] = "",
     namespace: Annotated[str | None, typer.Option("--namespace", "-n", callback=checked_namespace)] = None,
     source: Annotated[str | None, typer.Option("--source")] = None,
     source_event_id: Annotated[str | None, typer.Option("--source-event-id")] = None,
@@ -59,8 +61,7 @@ def erase_request(
         "--actor", help="Every event of this actor in the namespace (-n), e.g. user:alice.")] = None,
     all_events: Annotated[bool, typer.Option(
         "--all-events", help="Every event of the namespace (-n).")] = False,
-    fact: Annotated[str | None, typer.Option(
-        "--fact", help="The event that stated this fact (a fact id, or a unique prefix of 6+ characters).")] = None,
+    fact: Annotated[str | None, option(verbs.RequestErasure, "fact_id", "--fact")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Request an erasure: one event (by id, by a fact it stated with --fact, or -n/--source/--source-event-id),

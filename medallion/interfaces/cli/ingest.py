@@ -1,4 +1,4 @@
-"""``medallion ingest``: land a JSONL file in Bronze through the event contract."""
+"""``medallion ingest``: land a JSONL file in Bronze through the event contract, by the tools' write path."""
 
 from __future__ import annotations
 
@@ -10,21 +10,18 @@ import psycopg
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from medallion.bronze.ingest import IngestResult, ingest_jsonl
+from medallion.bronze.ingest import IngestResult
 from medallion.db.locks import LockBusy
 from medallion.interfaces.cli.common import (
     JsonOpt,
-    acting_capability,
     app,
-    connect_or_fail,
     emit_json,
     err,
     fail,
     first_line,
-    load_settings,
     out,
     plain,
-    refuse,
+    tool_session,
     visible,
 )
 
@@ -35,7 +32,6 @@ def ingest(
     as_json: JsonOpt = False,
 ) -> None:
     """Land events (B2 contract) in Bronze; prints inserted/duplicate/conflict/rejected counts."""
-    settings = load_settings()
     if file == "-":
         data, origin = sys.stdin.buffer.read(), "cli:stdin"
     else:
@@ -43,12 +39,8 @@ def ingest(
         if not path.is_file():
             fail(f"{visible(file)} does not exist or is not a file")
         data, origin = path.read_bytes(), f"file:{path.resolve()}"
-    conn = connect_or_fail(settings)
-    cap = acting_capability(settings, conn)
-    if cap is not None and "remember" not in cap.verbs:
-        refuse("this capability may not write events (it lacks the remember verb)")
     landed = 0
-    with Progress(
+    with tool_session() as tools, Progress(
         TextColumn("ingest"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=err, transient=True, disable=as_json,
     ) as bar:
@@ -59,20 +51,13 @@ def ingest(
             landed = done
             bar.update(task, completed=done, total=total)
 
-        try:
-            result = ingest_jsonl(
-                conn, data, origin=origin, max_content_bytes=settings.max_content_bytes,
-                max_authority=cap.max_authority if cap else None,
-                allowed_namespaces=cap.namespaces if cap else None,
-                writer=cap.principal if cap else None, may_overlay=cap is None or "overlay" in cap.verbs,
-                batch_size=5000, progress=advance,
-            )
+        try:  # the same write path as remember: the capability's verb, namespaces, authority and overlay rule
+            result = tools.ingest(data=data, origin=origin, batch_size=5000, progress=advance)
         except LockBusy as exc:  # one sentence naming the session that holds the namespace's ingest lock
             fail(f"{exc} (the first {landed} lines were handled)")
         except psycopg.OperationalError as exc:
             fail(f"the database went away during ingest ({first_line(exc)}); the first {landed} lines were "
                  "handled, and ingest is idempotent: run the same command again")
-    conn.close()
     _report_ingest(result, as_json)
     if not result.ok:
         raise typer.Exit(1)

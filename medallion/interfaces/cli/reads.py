@@ -9,15 +9,16 @@ from rich.table import Table
 from rich.text import Text
 
 from medallion.interfaces.cli.common import (
-    AS_OF_HELP,
     LISTED_COLUMNS,
     JsonOpt,
     NamespaceOpt,
     app,
+    argument,
     checked_namespace,
     emit_json,
     fact_rows,
     iso_option,
+    option,
     out,
     plain,
     show_rows,
@@ -25,17 +26,24 @@ from medallion.interfaces.cli.common import (
     tool_session,
     visible,
 )
+from medallion.serve import verbs
+
+AS_OF_DATE = "On the command line a date alone, e.g. 2026-11-10, means midnight UTC at its start."
 
 
 @app.command("current")
-def current_cmd(subject: str, predicate: str, namespace: NamespaceOpt, as_json: JsonOpt = False) -> None:
+def current_cmd(subject: Annotated[str, argument(verbs.Current, "subject")],
+                predicate: Annotated[str, argument(verbs.Current, "predicate")], namespace: NamespaceOpt,
+                as_json: JsonOpt = False) -> None:
     """Every open version of a slot (several for many-valued predicates or a contested pair)."""
     with tool_session() as tools:
         fact_rows(tools.current(subject, predicate, namespace=namespace), as_json, f"{subject} {predicate}")
 
 
 @app.command("history")
-def history_cmd(subject: str, predicate: str, namespace: NamespaceOpt, as_json: JsonOpt = False) -> None:
+def history_cmd(subject: Annotated[str, argument(verbs.History, "subject")],
+                predicate: Annotated[str, argument(verbs.History, "predicate")], namespace: NamespaceOpt,
+                as_json: JsonOpt = False) -> None:
     """All versions of a slot, ordered by valid_from."""
     with tool_session() as tools:
         fact_rows(tools.history(subject, predicate, namespace=namespace), as_json, f"history of {subject} {predicate}")
@@ -44,10 +52,10 @@ def history_cmd(subject: str, predicate: str, namespace: NamespaceOpt, as_json: 
 @app.command("list")
 def list_cmd(
     namespace: NamespaceOpt,
-    subject: Annotated[str | None, typer.Option("--subject", help="Only this subject (name or alias).")] = None,
-    predicate: Annotated[str | None, typer.Option("--predicate", help="Only this predicate.")] = None,
-    include_superseded: Annotated[bool, typer.Option("--include-superseded", help="Closed versions too.")] = False,
-    limit: Annotated[int, typer.Option("--limit", min=1, help="How many facts at most.")] = 100,
+    subject: Annotated[str | None, option(verbs.ListFacts, "subject")] = None,
+    predicate: Annotated[str | None, option(verbs.ListFacts, "predicate")] = None,
+    include_superseded: Annotated[bool, option(verbs.ListFacts, "include_superseded")] = False,
+    limit: Annotated[int, option(verbs.ListFacts, "limit")] = 100,
     as_json: JsonOpt = False,
 ) -> None:
     """Facts of a namespace (current ones unless --include-superseded)."""
@@ -59,9 +67,10 @@ def list_cmd(
 
 @app.command("read")
 def read_cmd(
-    fact_id: Annotated[str | None, typer.Argument(help="A fact id (or use --path for a document).")] = None,
-    path: Annotated[str | None, typer.Option("--path", help="A document path (needs -n).")] = None,
-    namespace: Annotated[str | None, typer.Option("--namespace", "-n", callback=checked_namespace)] = None,
+    fact_id: Annotated[str | None, argument(verbs.Read, "fact_id")] = None,
+    path: Annotated[str | None, option(verbs.Read, "path")] = None,
+    namespace: Annotated[str | None, option(verbs.Read, "namespace", "--namespace", "-n",
+                                            callback=checked_namespace)] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """One fact with its provenance and overlays, or a document's current version."""
@@ -99,19 +108,14 @@ def _provenance_table(provenance: dict[str, Any]) -> Table:
 
 @app.command("search")
 def search_cmd(
-    query: str,
+    query: Annotated[str, argument(verbs.Search, "query")],
     namespace: NamespaceOpt,
-    k: Annotated[int, typer.Option("-k", min=1, max=200, help="How many results.")] = 10,
-    as_of: Annotated[str | None, typer.Option("--as-of", help="What was believed then about then: " + AS_OF_HELP + ".")]
-    = None,
-    subject: Annotated[str | None, typer.Option(
-        "--subject", help="Only facts about this entity (a name or alias).")] = None,
-    predicate: Annotated[str | None, typer.Option("--predicate", help="Only facts with this predicate.")] = None,
-    min_authority: Annotated[int | None, typer.Option(
-        "--min-authority", min=1, max=5,
-        help="Only facts at least this authoritative (1 = the person themselves … 5 = an agent's guess).")] = None,
-    include_superseded: Annotated[bool, typer.Option(
-        "--include-superseded", help="Also facts no longer believed (replaced or retracted).")] = False,
+    k: Annotated[int, option(verbs.Search, "k", "-k")] = 10,
+    as_of: Annotated[str | None, option(verbs.Search, "as_of", also=AS_OF_DATE)] = None,
+    subject: Annotated[str | None, option(verbs.Search, "subject")] = None,
+    predicate: Annotated[str | None, option(verbs.Search, "predicate")] = None,
+    min_authority: Annotated[int | None, option(verbs.Search, "min_authority")] = None,
+    include_superseded: Annotated[bool, option(verbs.Search, "include_superseded")] = False,
     every_item: Annotated[bool, typer.Option(
         "--every-item", help="Every matching fact and chunk (default: one result per source event).")] = False,
     as_json: JsonOpt = False,
@@ -128,8 +132,8 @@ def search_cmd(
 
 
 @app.command("relate")
-def relate_cmd(a: str, b: str, namespace: NamespaceOpt,
-               max_depth: Annotated[int, typer.Option("--max-depth", min=1, max=6)] = 3,
+def relate_cmd(a: Annotated[str, argument(verbs.Relate, "a")], b: Annotated[str, argument(verbs.Relate, "b")],
+               namespace: NamespaceOpt, max_depth: Annotated[int, option(verbs.Relate, "max_depth")] = 3,
                as_json: JsonOpt = False) -> None:
     """How two entities are related (paths over current relations, each hop with its fact)."""
     with tool_session() as tools:
@@ -146,11 +150,10 @@ def relate_cmd(a: str, b: str, namespace: NamespaceOpt,
 
 @app.command("follow")
 def follow_cmd(
-    entity: Annotated[str, typer.Argument(help="The entity to start from (name or alias).")],
-    predicates: Annotated[list[str], typer.Argument(help="The predicates to follow, in order (e.g. works_at).")],
+    entity: Annotated[str, argument(verbs.Follow, "entity")],
+    predicates: Annotated[list[str], argument(verbs.Follow, "predicates")],
     namespace: NamespaceOpt,
-    as_of: Annotated[str | None, typer.Option("--as-of", help="Follow what was believed then: " + AS_OF_HELP + ".")]
-    = None,
+    as_of: Annotated[str | None, option(verbs.Follow, "as_of", also=AS_OF_DATE)] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Follow a chain of predicates from an entity over current facts: each hop's facts, then the values."""
@@ -170,8 +173,8 @@ def follow_cmd(
 
 
 @app.command("recall")
-def recall_cmd(query: str, namespace: NamespaceOpt,
-               stakes: Annotated[str, typer.Option("--stakes", help="low or high")] = "low",
+def recall_cmd(query: Annotated[str, argument(verbs.Recall, "query")], namespace: NamespaceOpt,
+               stakes: Annotated[str, option(verbs.Recall, "stakes")] = "low",
                as_json: JsonOpt = False) -> None:
     """The retrieval cascade (G5): says which hop answered."""
     with tool_session() as tools:
@@ -187,11 +190,11 @@ def recall_cmd(query: str, namespace: NamespaceOpt,
 @app.command("remember")
 def remember_cmd(
     namespace: NamespaceOpt,
-    content: Annotated[str, typer.Option("--content", help="What to remember.")],
-    kind: Annotated[str, typer.Option("--kind", help="note, transcript, fact, ... (the B2 kinds)")] = "note",
-    source_event_id: Annotated[str | None, typer.Option("--source-event-id", help="Default: a content hash.")] = None,
-    source: Annotated[str, typer.Option("--source")] = "cli",
-    actor: Annotated[str | None, typer.Option("--actor", help="Who said it, e.g. user:alice.")] = None,
+    content: Annotated[str, option(verbs.Remember, "content")],
+    kind: Annotated[str, option(verbs.Remember, "kind")] = "note",
+    source_event_id: Annotated[str | None, option(verbs.Remember, "source_event_id")] = None,
+    source: Annotated[str, option(verbs.Remember, "source")] = "cli",
+    actor: Annotated[str | None, option(verbs.Remember, "actor")] = None,
     no_derive: Annotated[bool, typer.Option("--no-derive", help="Land in Bronze only; derive later.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
