@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from medallion.distill.types import EventInput, FactCandidate, Neighbour
 from medallion.silver.resolve import news
-from medallion.silver.types import EventInput, FactCandidate, Neighbour
 
 TOLD = datetime(2026, 1, 5, 9, 30, tzinfo=UTC)  # when the current belief was told (its valid_from)
 CURRENT = Neighbour("f1", "Priya", "role", "junior analyst", "Priya is a junior analyst.", TOLD, 1, 0.9, True, True)
