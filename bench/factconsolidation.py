@@ -62,7 +62,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import FACTCONSOLIDATION, RESULTS, bench_settings, machine  # noqa: E402
+from bench.harness import FACTCONSOLIDATION, RESULTS, bench_settings, machine  # noqa: E402
 from bench.locomo import code_versions  # noqa: E402
 from medallion.bronze.ingest import ingest_events  # noqa: E402
 from medallion.db.connection import connect  # noqa: E402

@@ -159,7 +159,7 @@ def side_by_side(sets: dict[str, dict[str, Any]]) -> str:
 
 def run_heldout(cases: Sequence[HeldOut], *, failures_only: bool = False) -> dict[str, Any]:
     """The held-out cases on a throwaway server: each case printed (or only the failures), and the totals."""
-    from bench.common import bench_settings
+    from bench.harness import bench_settings
 
     with bench_settings("heldout") as settings:
         seconds = remember_cases(settings, cases)
@@ -201,7 +201,7 @@ def main() -> None:
     print()
     print(side_by_side(sets))
     if args.json:
-        from bench.common import write_result
+        from bench.harness import write_result
 
         print(write_result(args.name, result))
 

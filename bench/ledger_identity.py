@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_settings  # noqa: E402
+from bench.harness import bench_settings  # noqa: E402
 from bench.locomo_data import load, to_events  # noqa: E402
 from bench.rebuild import CHUNKS_HASH  # noqa: E402
 from medallion.bronze.ingest import ingest_events  # noqa: E402

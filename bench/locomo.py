@@ -66,7 +66,7 @@ from pgvector.psycopg import register_vector
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import RESULTS, bench_settings, machine  # noqa: E402
+from bench.harness import RESULTS, bench_settings, machine  # noqa: E402
 from bench.locomo_data import CATEGORIES, DEFAULT_PATH, ROOTS, dia_id, load, questions, to_events  # noqa: E402
 from bench.locomo_replay import ObservationReplayDistiller  # noqa: E402
 from medallion.bronze.ingest import ingest_events  # noqa: E402

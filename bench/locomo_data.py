@@ -1,6 +1,6 @@
 """LoCoMo (snap-research/LoCoMo, CC BY-NC 4.0) as Bronze events: read from ../shared/data next to the
 checkout or from ``$LOCOMO_PATH``, never copied. Without the file a script ends with status 2 and one
-sentence saying where to put it (:meth:`bench.common.Dataset.require`).
+sentence saying where to put it (:meth:`bench.harness.Dataset.require`).
 
 One namespace per conversation (``locomo-<sample_id>``), each turn an event: ``source_event_id`` =
 ``<sample_id>:<dia_id>``, ``occurred_at`` = the session's date time, ``actor`` = the speaker. A
@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.common import LOCOMO
+from bench.harness import LOCOMO
 
 DEFAULT_PATH = LOCOMO.path
 _DATE = re.compile(r"(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})", re.IGNORECASE)

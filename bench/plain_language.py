@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_settings, write_result  # noqa: E402
+from bench.harness import bench_settings, write_result  # noqa: E402
 from medallion.serve.tools import open_tools  # noqa: E402
 from tests.integration.test_plain_language import (  # noqa: E402
     fact_hits,

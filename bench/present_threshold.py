@@ -21,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_settings, write_result  # noqa: E402
+from bench.harness import bench_settings, write_result  # noqa: E402
 from medallion.db.connection import connect  # noqa: E402
 from medallion.serve.present import cosine  # noqa: E402
 from medallion.serve.search import query_vector  # noqa: E402

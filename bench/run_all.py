@@ -39,6 +39,9 @@ STEPS: dict[str, tuple[list[str], list[str]]] = {  # name: (default args, --quic
 }
 
 
+# The script of a step whose name (its --only name and results file) is not the script's own
+SCRIPTS = {"ingest": "ingest_rate", "derive": "derive_cost", "search": "search_latency", "audit": "audit_time"}
+
 MISSING_DATA = 2  # a benchmark's exit code when its data set is not where it looks (it says where)
 
 
@@ -48,11 +51,12 @@ def run(step: str, quick: bool) -> float | None:
     default, short = STEPS[step]
     started = time.perf_counter()
     print(f"== {step} {' '.join(short if quick else default)}", flush=True)
-    done = subprocess.run([sys.executable, str(BENCH / f"{step}.py"), *(short if quick else default)], cwd=REPO)
+    script = SCRIPTS.get(step, step)
+    done = subprocess.run([sys.executable, str(BENCH / f"{script}.py"), *(short if quick else default)], cwd=REPO)
     if done.returncode == MISSING_DATA:
         return None
     if done.returncode != 0:
-        raise SystemExit(f"bench/{step}.py failed with exit code {done.returncode}; its output is above")
+        raise SystemExit(f"bench/{script}.py failed with exit code {done.returncode}; its output is above")
     return time.perf_counter() - started
 
 
@@ -254,7 +258,7 @@ TESTED = [
      "tests/integration/test_malformed_inputs.py", "holds"],
     ["R6", "cross-namespace reads through every tool, MCP and raw SQL as the tool role (which sees only what a "
      "token verified in the database grants)", "zero leaks",
-     "tests/integration/test_gold_tools.py, tests/e2e/test_mcp.py", "holds"],
+     "tests/integration/test_tools.py, tests/e2e/test_mcp.py", "holds"],
     ["R8", "120 overlays after a rebuild with a changed distill prompt", "≥ 95 % re-anchored, none dropped",
      "tests/integration/test_overlay_rebuild.py", "holds"],
     ["R9", "capability escalation attempts: minting or revoking beyond one's own grant, erasure and overlay "
@@ -263,7 +267,7 @@ TESTED = [
      "97 cases, 0 succeeded (approvals by a principal the approver minted, requests filed under another "
      "name, forged telemetry, the engine's advisory locks taken by the tool login, `local:` impersonation "
      "among them): tests/e2e/test_cli.py, tests/integration/test_erasure.py, test_overlay_approvals.py, "
-     "test_gold_tools.py, test_serve_authorisation.py, test_advisory_locks.py", "holds"],
+     "test_tools.py, test_serve_authorisation.py, test_advisory_locks.py", "holds"],
     ["R10", "poison events (times out of range, NUL and lone surrogates, integers over 64 bits, malformed overlay "
      "metadata, duplicate keys, rows the database refuses)", "0 halts",
      "0 halts: 16 classes refused at the door, 15 planted past it and parked one event at a time (one a "
@@ -295,7 +299,7 @@ def table() -> str:
     for name, rows_of in SECTIONS:
         data = _load(name)
         if data is None:
-            command = RUN_BY.get(name, f"bench/{name}.py")
+            command = RUN_BY.get(name, f"bench/{SCRIPTS.get(name, name)}.py")
             rows.append(["", f"`{command}` not run yet", "", "", ""])
             continue
         dates.append(data.get("machine", {}).get("date", "")[:10])

@@ -29,7 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import LOCOMO, bench_settings, write_result  # noqa: E402
+from bench.harness import LOCOMO, bench_settings, write_result  # noqa: E402
 from bench.ledger_identity import DECISIONS, FACTS, add_rows  # noqa: E402
 from bench.locomo_data import load, to_events  # noqa: E402
 from bench.rebuild import CHUNKS_HASH  # noqa: E402

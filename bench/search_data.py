@@ -1,4 +1,4 @@
-"""The synthetic ledger of ``bench/search.py``: people with an alias each, and the facts about them
+"""The synthetic ledger of ``bench/search_latency.py``: people with an alias each, and the facts about them
 over the predicate vocabulary (places, organisations, teams, tools, projects, events), with valid
 intervals and questions generated from facts ("Where does Maria Lopez live?").
 

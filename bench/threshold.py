@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_settings, write_result  # noqa: E402
+from bench.harness import bench_settings, write_result  # noqa: E402
 from bench.locomo_data import load, to_events  # noqa: E402
 from medallion.bronze.ingest import ingest_events, ingest_jsonl  # noqa: E402
 from medallion.db.connection import connect  # noqa: E402

@@ -13,7 +13,7 @@ WIKI = dg.AssetKey(["gold", "wiki"])
 COLUMN_META = dg.AssetKey(["gold", "column_meta"])
 DRIFT_REPORT = dg.AssetKey(["gold", "drift_report"])
 HINDSIGHT_MIRROR = dg.AssetKey(["gold", "hindsight_mirror"])
-RETRIEVALS = dg.AssetKey(["telemetry", "retrievals"])  # written by the Gold tools, one row per call
+RETRIEVALS = dg.AssetKey(["telemetry", "retrievals"])  # written by the tools, one row per call
 REVIEW_QUEUE = dg.AssetKey(["gold_marts", "review_queue"])  # a dbt model
 ALERTS = dg.AssetKey(["gold_marts", "alerts"])  # a dbt model
 # the staging view of the ledger, a dbt model: the ledger invariants are its checks

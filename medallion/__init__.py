@@ -25,7 +25,7 @@ __all__ = ["__version__", "open_tools"]
 
 
 def open_tools(token: str | None = None, settings: Settings | None = None, *, origin: str = "api") -> Tools:
-    """Open the Gold tools: :func:`medallion.serve.tools.open_tools` (imported on first use, so that
+    """Open the tools: :func:`medallion.serve.tools.open_tools` (imported on first use, so that
     ``import medallion.db`` does not load the embedding model's stack)."""
     from medallion.serve.tools import open_tools as _open
 

@@ -10,9 +10,9 @@ import io
 
 import dagster as dg
 
-from dagster_project.assets.bronze import markdown_table
 from dagster_project.conventions import OWNERS, code_version, table_metadata
 from dagster_project.keys import BRONZE_EVENTS, DRIFT_REPORT, HINDSIGHT_MIRROR, SILVER, WIKI
+from dagster_project.metadata import markdown_table
 from dagster_project.resources import MedallionResource
 from medallion.audit import drift
 
@@ -126,7 +126,7 @@ def drift_report(context: dg.AssetExecutionContext, medallion: MedallionResource
     group_name="projections",
     kinds={"python"},
     owners=OWNERS,
-    code_version=code_version("medallion/audit/hindsight.py", "medallion/peers"),
+    code_version=code_version("medallion/audit/hindsight_mirror.py", "medallion/peers"),
     metadata={"dagster/column_schema": MIRRORED_DOCUMENT},
     description="One-way mirror of authoritative current facts into the Hindsight peer (A2), when HINDSIGHT_URL "
     "is set: document id = the fact's slot, superseded slots invalidated. Never a two-way sync.",
@@ -136,11 +136,11 @@ def hindsight_mirror(context: dg.AssetExecutionContext, medallion: MedallionReso
     if not settings.hindsight_url:
         context.log.info("HINDSIGHT_URL is not set: nothing to mirror")
         return dg.MaterializeResult(metadata={"configured": False})
-    from medallion.audit import hindsight
+    from medallion.audit.hindsight_mirror import mirror
     from medallion.peers.hindsight import HindsightPeer
 
     with medallion.connect() as conn, HindsightPeer(settings.hindsight_url) as peer:
-        counts = hindsight.mirror(conn, peer)
+        counts = mirror(conn, peer)
     return dg.MaterializeResult(metadata={"configured": True, **{
         k: v for k, v in counts.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}})
 

@@ -9,23 +9,13 @@ import dagster as dg
 
 from dagster_project.conventions import OWNERS, code_version, table_metadata
 from dagster_project.keys import BRONZE_EVENTS
+from dagster_project.metadata import markdown_table
 from dagster_project.partitions import register
 from dagster_project.resources import MedallionResource
 from medallion.bronze import integrity
 from medallion.bronze.ingest import archive_size, latest_events
 from medallion.bronze.landing import land_inbox, pending_files
 from medallion.bronze.namespaces import namespaces as bronze_namespaces
-
-
-def markdown_table(rows: list[dict]) -> str:
-    if not rows:
-        return "_no events yet_"
-    cols = list(rows[0])
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for row in rows:
-        cells = [str(row[c]).replace("|", "\\|").replace("\n", " ") for c in cols]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
 
 
 @dg.asset(
@@ -69,7 +59,7 @@ def bronze_events(context: dg.AssetExecutionContext, medallion: MedallionResourc
             "new_partitions": dg.MetadataValue.json(added),
             "dagster/row_count": total,
             "namespaces_total": namespaces,
-            "newest_events": dg.MetadataValue.md(markdown_table(newest)),
+            "newest_events": dg.MetadataValue.md(markdown_table(newest, empty="_no events yet_")),
         }
     )
 

@@ -9,7 +9,6 @@ import os
 import dagster as dg
 from dagster_dbt import build_schedule_from_dbt_selection, dbt_assets
 
-from dagster_project.assets.bronze import markdown_table
 from dagster_project.conventions import OWNERS, code_version, table_metadata
 from dagster_project.dbt import TRANSLATOR, dbt_cli, project
 from dagster_project.keys import (
@@ -23,6 +22,7 @@ from dagster_project.keys import (
     STAGED_FACTS,
     WIKI,
 )
+from dagster_project.metadata import markdown_table
 from dagster_project.resources import MedallionResource
 from medallion.publish import dictionary
 from medallion.publish.dbt_runner import build_target, dbt_environment, prepare_manifest
@@ -120,11 +120,11 @@ def wiki(context: dg.AssetExecutionContext, medallion: MedallionResource) -> dg.
     })
 
 
-# Not materialized by Dagster: the Gold tools (Python API, CLI, MCP) append a row per call. Declared so
+# Not materialized by Dagster: the tools (Python API, CLI, MCP) append a row per call. Declared so
 # that the usage marts read from an asset with an owner and a column schema rather than a bare stub.
 tool_calls = dg.AssetSpec(
     key=RETRIEVALS, group_name="telemetry", kinds={"postgres"}, owners=OWNERS,
-    description="One row per Gold tool call (search, read, recall ...): what was asked, what came back, "
+    description="One row per tool call (search, read, recall ...): what was asked, what came back, "
     "whether it was allowed. Written by the tools themselves, not by a Dagster run.",
     metadata=table_metadata("telemetry.retrievals"),
 )

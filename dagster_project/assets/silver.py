@@ -14,10 +14,10 @@ import os
 
 import dagster as dg
 
-from dagster_project.assets.bronze import markdown_table
 from dagster_project.automation import DERIVE
 from dagster_project.conventions import OWNERS, code_version, table_metadata
 from dagster_project.keys import BRONZE_EVENTS, SILVER
+from dagster_project.metadata import markdown_table
 from dagster_project.partitions import NAMESPACES
 from dagster_project.progress import ProgressLog
 from dagster_project.resources import MedallionResource
@@ -152,7 +152,7 @@ def _partition_metadata(name: str, counts: dict, recent: list) -> dict:
 
 # what decides the rows: the engine's derivation and its reading of English (with the vocabulary seeds),
 # its model cards and prompts
-CODE_VERSION = code_version("medallion/silver", "medallion/distill", "models", "dbt_project/seeds")
+CODE_VERSION = code_version("medallion/silver", "medallion/distill", "model_configs", "dbt_project/seeds")
 
 
 @dg.graph_multi_asset(

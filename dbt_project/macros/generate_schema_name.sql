@@ -1,4 +1,4 @@
-{# Models land in the schema their folder names (staging, silver_views, gold_marts, reference), not in
+{# Models land in the schema their folder's +schema names (staging, silver_views, gold_marts, reference), not in
    "<target schema>_<layer>": consumers and the migrations address these schemas by name. None of
    them is an engine schema (bronze, silver, gold, auth, telemetry, meta), so dbt never meets an
    engine object. #}

@@ -182,14 +182,14 @@ def configured_sampler(settings: Settings) -> Callable[..., list[dict[str, Any]]
     """The Hindsight sample (A2) when a peer is configured (``HINDSIGHT_URL``), else None: check skipped."""
     if not settings.hindsight_url:
         return None
-    from medallion.audit import hindsight
+    from medallion.audit.hindsight_mirror import sample_audit
     from medallion.peers.hindsight import HindsightPeer
 
     url = settings.hindsight_url
 
     def sample(conn: psycopg.Connection, n: int) -> list[dict[str, Any]]:
         with HindsightPeer(url) as peer:
-            return hindsight.sample_audit(conn, peer, n=n)
+            return sample_audit(conn, peer, n=n)
 
     return sample
 

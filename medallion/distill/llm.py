@@ -1,7 +1,7 @@
 """The shared LLM layer of the ``openai`` providers (4.1, S1, S3, R4).
 
-Model cards live in ``models/<name>.yaml`` (provider, model, temperature, prompt file, timeout,
-retries, output JSON schema) with their prompts in ``models/prompts/``. :class:`LLMClient` wraps the
+Model cards live in ``model_configs/<name>.yaml`` (provider, model, temperature, prompt file, timeout,
+retries, output JSON schema) with their prompts in ``model_configs/prompts/``. :class:`LLMClient` wraps the
 real ``openai`` client against any OpenAI-compatible endpoint and asks for structured output against
 the card's schema. OpenAI-compatible servers differ in what structured output they take, so the mode is
 negotiated per endpoint (base URL + model) and remembered for the life of the process (not persisted:
@@ -51,7 +51,7 @@ from medallion.settings import Settings
 
 log = logging.getLogger(__name__)
 
-MODELS = Path(__file__).resolve().parents[2] / "models"
+MODELS = Path(__file__).resolve().parents[2] / "model_configs"
 
 BACKOFF_BASE_SECONDS = 0.2
 BACKOFF_CAP_SECONDS = 2.0
@@ -153,7 +153,7 @@ def unwrap_json(content: str) -> str:
 
 
 def load_card(name: str) -> dict[str, Any]:
-    """The model card ``models/<name>.yaml`` as a dict (read afresh each call)."""
+    """The model card ``model_configs/<name>.yaml`` as a dict (read afresh each call)."""
     path = MODELS / f"{name}.yaml"
     card = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(card, dict):
@@ -162,7 +162,7 @@ def load_card(name: str) -> dict[str, Any]:
 
 
 def load_prompt(card: dict[str, Any]) -> str:
-    """The prompt file a card names (relative to ``models/``), as text."""
+    """The prompt file a card names (relative to ``model_configs/``), as text."""
     return (MODELS / card["prompt"]).read_text(encoding="utf-8")
 
 

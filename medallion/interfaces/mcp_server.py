@@ -1,4 +1,4 @@
-"""The MCP server over the Gold tools (G1): a thin shell over :class:`~medallion.serve.tools.Tools`.
+"""The MCP server over the tools (G1): a thin shell over :class:`~medallion.serve.tools.Tools`.
 
 Every tool is the same call as the Python API and the CLI, with the same capability check. Who is
 calling: over HTTP, the request's ``Authorization: Bearer <token>`` header (a token argument sent
@@ -347,7 +347,7 @@ def recall(tools: Tools, request: verbs.Recall) -> Any:
 
 
 def build_server(settings: Settings | None = None, *, require_token: bool = False) -> MCPServer:
-    """The MCP server exposing the Gold tools (:data:`TOOLS`), for ``settings`` (default: from the environment).
+    """The MCP server exposing the tools (:data:`TOOLS`), for ``settings`` (default: from the environment).
 
     ``require_token`` (the HTTP transport) refuses calls without a token: over stdio the client is
     the process that started the server, over HTTP it could be any local process.

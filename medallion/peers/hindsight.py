@@ -2,7 +2,7 @@
 
 Hindsight is fast and possibly lossy; the ledger is the truth. This client retains, lists,
 invalidates and recalls documents in a bank (one bank per namespace); what to mirror and how to
-verify an answer belong to its callers (``audit/hindsight.py`` mirrors and samples; the tools check
+verify an answer belong to its callers (``audit/hindsight_mirror.py`` mirrors and samples; the tools check
 every answer against the ledger under the caller's row-level security).
 
 ``hindsight-client`` is asynchronous (its sync wrappers and ``asyncio.run`` conflict on close, and

@@ -22,7 +22,7 @@ from medallion.silver import entities
 from medallion.silver import queries as silver_queries
 
 REDACTED = "[redacted]"
-# What the Hindsight mirror retains (audit/hindsight.py) and what its answers must still be in the ledger
+# What the Hindsight mirror retains (audit/hindsight_mirror.py) and what its answers must still be in the ledger
 # to be served: current, uncontested, of the authority tiers 1-2.
 MIRRORED_MAX_AUTHORITY = 2
 AUTHORITATIVE = "f.valid_to IS NULL AND NOT f.contested AND f.authority <= %(max_authority)s"

@@ -1,4 +1,4 @@
-"""The Gold tools: one implementation behind the Python API, the CLI and the MCP server.
+"""The tools: one implementation behind the Python API, the CLI and the MCP server.
 
 A :class:`Tools` is a :class:`~medallion.serve.session.Session` (the caller's verified grant,
 row-level-security scopes, telemetry) with the verbs: the reads here, the writes in

@@ -1,4 +1,4 @@
-"""The write verbs of the Gold tools: remember, overlay (and its approvals), and asking to erase.
+"""The write verbs of the tools: remember, overlay (and its approvals), and asking to erase.
 
 Every write goes to Bronze through the event contract on the session's engine login, capped by the
 capability's maximum authority; the derivation then runs for the namespace, so a writer is answered

@@ -99,7 +99,7 @@ class Embedder:
         sorts a call's texts by their length in characters, which on conversation (short turns, a few
         long contexts) still leaves much padding in a window of a few hundred texts; batches cut from
         the order by token count, and small, waste little (about 15 % faster on LoCoMo windows,
-        ``bench/derive.py``). ``progress(encoded, len(texts))`` is called after each batch."""
+        ``bench/derive_cost.py``). ``progress(encoded, len(texts))`` is called after each batch."""
         model = load_model(self.model_name)
         out = np.empty((len(texts), model.get_embedding_dimension() or DIMENSION), dtype=np.float32)
         tokens = token_counts(model, texts) if texts else []

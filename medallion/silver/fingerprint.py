@@ -15,7 +15,7 @@ import yaml
 from medallion.distill import predicates, vocabulary
 from medallion.settings import Settings
 
-MODELS = Path(__file__).resolve().parents[2] / "models"
+MODELS = Path(__file__).resolve().parents[2] / "model_configs"
 ENGINE = Path(__file__).resolve().parents[1]  # medallion/: module paths below are relative to it
 # Bump when the deriving code changes meaning in a way the card/prompt hashes cannot see.
 CODE_VERSION = "silver-2"
@@ -29,7 +29,7 @@ def _digest(*parts: bytes) -> str:
 
 
 def card(name: str) -> dict:
-    """A model card from models/<name>.yaml."""
+    """A model card from model_configs/<name>.yaml."""
     return yaml.safe_load((MODELS / f"{name}.yaml").read_text())
 
 

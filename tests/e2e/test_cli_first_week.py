@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from medallion.bronze.integrity import verify
 from medallion.db import embedded
 from medallion.interfaces.cli import app
-from medallion.interfaces.cli.common import iso_option
+from medallion.interfaces.cli.shared import iso_option
 from medallion.settings import Settings
 from medallion.silver.derive import derive
 from tests.conftest import fresh_database

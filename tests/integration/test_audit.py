@@ -113,8 +113,8 @@ def test_fact_embedding_deleted(audited: tuple[Settings, psycopg.Connection], ad
 
 def test_prompt_changed_means_stale_derivations(audited: tuple[Settings, psycopg.Connection], tmp_path: Path) -> None:
     settings, conn = audited
-    models = tmp_path / "models"
-    shutil.copytree(REPO / "models", models)
+    models = tmp_path / "model_configs"
+    shutil.copytree(REPO / "model_configs", models)
     (models / "prompts" / "distill.md").write_text((models / "prompts" / "distill.md").read_text() + "\nBe brief.\n")
     original = fingerprint.MODELS, llm.MODELS
     try:

@@ -18,7 +18,7 @@ from dagster_project.conventions import OWNERS, asset_owners
 from dagster_project.dbt import check_description
 from dagster_project.definitions import defs
 from dagster_project.keys import PYTHON_ASSETS
-from medallion.audit.hindsight import LedgerFact
+from medallion.audit.hindsight_mirror import LedgerFact
 from tests.conftest import REPO
 
 # The groups in the order the data flows; every edge between two groups goes forward in this list.

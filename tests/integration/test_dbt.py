@@ -120,7 +120,7 @@ def test_gold_models_agree_with_the_ledger(built: Built) -> None:
         calls = conn.execute("SELECT count(*) FROM telemetry.model_calls").fetchone()[0]
         assert conn.execute("SELECT sum(n_calls), sum(cost_usd) FROM gold_marts.olap_model_costs_daily").fetchone() == (
             calls, 0.0), "heuristic and local embedding calls are counted and cost nothing"
-        # every fact appears in the usage model, never retrieved yet (the Gold tools write telemetry)
+        # every fact appears in the usage model, never retrieved yet (the tools write telemetry)
         usage = conn.execute("SELECT count(*), sum(n_retrievals) FROM gold_marts.olap_fact_usage").fetchone()
         assert usage == (facts, 0)
 

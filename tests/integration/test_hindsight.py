@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("hindsight_client", reason="the [hindsight] extra is not installed")
 
-from medallion.audit import hindsight  # noqa: E402
+from medallion.audit import hindsight_mirror  # noqa: E402
 from medallion.peers.hindsight import HindsightError, HindsightPeer, Memory  # noqa: E402
 from medallion.serve.tools import Tools, open_tools  # noqa: E402
 from medallion.settings import Settings  # noqa: E402
@@ -58,9 +58,9 @@ def _ledger(tools: Tools, ns: str) -> None:
 
 def _slot(engine_conn: psycopg.Connection, ns: str, statement_like: str) -> str:
     """The Hindsight document id of the current fact whose statement matches."""
-    facts = [f for f in hindsight.ledger_facts(engine_conn, [ns], authoritative_only=True)
+    facts = [f for f in hindsight_mirror.ledger_facts(engine_conn, [ns], authoritative_only=True)
              if statement_like in f.statement]
-    assert len(facts) == 1, [f.statement for f in hindsight.ledger_facts(engine_conn, [ns])]
+    assert len(facts) == 1, [f.statement for f in hindsight_mirror.ledger_facts(engine_conn, [ns])]
     return facts[0].document_id
 
 
@@ -73,14 +73,14 @@ def test_mirror_then_sampled_audit_finds_each_drift(tools: Tools, engine_conn: p
     """A2: mirror → all agree; supersede without re-mirror → stale; delete → missing;
     a conflicting write → disagree; re-mirror → all agree again."""
     _ledger(tools, ns)
-    facts = hindsight.ledger_facts(engine_conn, [ns], authoritative_only=True)
+    facts = hindsight_mirror.ledger_facts(engine_conn, [ns], authoritative_only=True)
     assert len(facts) == 3 and all(f.authority == 1 for f in facts)
 
-    first = hindsight.mirror(engine_conn, peer, [ns])
+    first = hindsight_mirror.mirror(engine_conn, peer, [ns])
     assert first["facts"] == 3 and first["retained"] == 3 and first["invalidated_documents"] == 0
-    results = hindsight.sample_audit(engine_conn, peer, n=20, namespaces=[ns])
+    results = hindsight_mirror.sample_audit(engine_conn, peer, n=20, namespaces=[ns])
     assert len(results) == 3 and {r["status"] for r in results} == {"agree"}, results
-    again = hindsight.mirror(engine_conn, peer, [ns])
+    again = hindsight_mirror.mirror(engine_conn, peer, [ns])
     assert again["retained"] == 0 and again["unchanged"] == 3, "a re-mirror of an unchanged ledger retains nothing"
 
     lives = _slot(engine_conn, ns, "Lisbon")
@@ -95,20 +95,20 @@ def test_mirror_then_sampled_audit_finds_each_drift(tools: Tools, engine_conn: p
     assert peer.delete(ns, bob) is False
     peer.retain(ns, works, "Alice works at Globex.", {"source": "an agent writing to Hindsight directly"})
 
-    results = hindsight.sample_audit(engine_conn, peer, n=20, namespaces=[ns])
+    results = hindsight_mirror.sample_audit(engine_conn, peer, n=20, namespaces=[ns])
     by_slot = {r["slot"]: r for r in results}
     assert _statuses(results) == {lives: "stale", works: "disagree", bob: "missing"}
     assert "Porto" in by_slot[lives]["ledger_value"] and by_slot[lives]["hindsight_value"] == "Lisbon"
     assert by_slot[works]["hindsight_value"] == "Alice works at Globex."
     assert by_slot[bob]["hindsight_value"] is None
-    findings = hindsight.as_findings(results)
+    findings = hindsight_mirror.as_findings(results)
     assert {f["status"] for f in findings} == {"stale", "disagree", "missing"}
     assert all(f["check"] == "hindsight" and f["namespace"] == ns for f in findings)
 
-    healed = hindsight.mirror(engine_conn, peer, [ns])
+    healed = hindsight_mirror.mirror(engine_conn, peer, [ns])
     assert healed["retained"] == 3 and healed["unchanged"] == 0, healed
     print(f"\nmirror: first {first}\nmirror: unchanged {again}\nmirror: healing {healed}")
-    results = hindsight.sample_audit(engine_conn, peer, n=20, namespaces=[ns])
+    results = hindsight_mirror.sample_audit(engine_conn, peer, n=20, namespaces=[ns])
     assert {r["status"] for r in results} == {"agree"}, results
     [porto] = peer.value_of(ns, lives)
     assert "Porto" in porto.text and porto.fact_id == by_slot[lives]["fact_id"]
@@ -119,11 +119,12 @@ def test_many_valued_slot_mirrors_each_value_as_its_own_document(
     """A2: each value of a many-valued predicate is its own document, so one value never erases another."""
     tools.remember(namespace=ns, content="I use Neovim.", actor=ALICE, kind="transcript")
     tools.remember(namespace=ns, content="I use Docker.", actor=ALICE, kind="transcript")
-    uses = [f for f in hindsight.ledger_facts(engine_conn, [ns], authoritative_only=True) if f.predicate == "uses"]
+    uses = [f for f in hindsight_mirror.ledger_facts(engine_conn, [ns], authoritative_only=True)
+            if f.predicate == "uses"]
     assert len(uses) == 2 and len({f.document_id for f in uses}) == 2, uses
     assert all(f.document_id.startswith(f"{f.subject_id}:uses:") for f in uses)
-    assert hindsight.mirror(engine_conn, peer, [ns])["retained"] == 2
-    results = hindsight.sample_audit(engine_conn, peer, n=20, namespaces=[ns])
+    assert hindsight_mirror.mirror(engine_conn, peer, [ns])["retained"] == 2
+    results = hindsight_mirror.sample_audit(engine_conn, peer, n=20, namespaces=[ns])
     assert sorted(r["slot"] for r in results) == sorted(f.document_id for f in uses)
     assert {r["status"] for r in results} == {"agree"}
 
@@ -132,18 +133,18 @@ def test_mirror_serves_the_fact_with_overlays_so_a_redaction_never_reaches_hinds
         tools: Tools, engine_conn: psycopg.Connection, peer: HindsightPeer, ns: str) -> None:
     """A2 + G6: the mirror retains the fact as served; a redacted span is masked in Hindsight too."""
     _ledger(tools, ns)
-    hindsight.mirror(engine_conn, peer, [ns])
-    works = next(f for f in hindsight.ledger_facts(engine_conn, [ns]) if "Acme" in f.statement)
+    hindsight_mirror.mirror(engine_conn, peer, [ns])
+    works = next(f for f in hindsight_mirror.ledger_facts(engine_conn, [ns]) if "Acme" in f.statement)
     out = tools.overlay(works.fact_id, "redact", quote="Acme")
     assert out.get("anchor_status") in ("anchored", "reanchored"), out
-    assert hindsight.mirror(engine_conn, peer, [ns])["retained"] == 1
+    assert hindsight_mirror.mirror(engine_conn, peer, [ns])["retained"] == 1
     [memory] = peer.value_of(ns, works.document_id)
     assert "Acme" not in memory.text and "[redacted]" in memory.text
     assert "Acme" not in memory.metadata["value_text"]
-    assert {r["status"] for r in hindsight.sample_audit(engine_conn, peer, namespaces=[ns])} == {"agree"}
+    assert {r["status"] for r in hindsight_mirror.sample_audit(engine_conn, peer, namespaces=[ns])} == {"agree"}
     # a redaction made after the last mirror: the verified recall hop serves the ledger's masked text
     tools.overlay(works.fact_id, "redact", quote="works at")
-    [answer] = [a for a in hindsight.recall(peer, ns, "Where does Alice work?", k=5, conn=engine_conn)
+    [answer] = [a for a in hindsight_mirror.recall(peer, ns, "Where does Alice work?", k=5, conn=engine_conn)
                 if a["fact_id"] == works.fact_id]
     assert "works at" not in answer["statement"] and "works at" in answer["hindsight_statement"]
 
@@ -152,11 +153,11 @@ def test_sample_is_deterministic_and_bounded(tools: Tools, engine_conn: psycopg.
                                              ns: str) -> None:
     """A2: the same seed draws the same slots; N bounds the sample."""
     _ledger(tools, ns)
-    hindsight.mirror(engine_conn, peer, [ns])
-    two = [r["slot"] for r in hindsight.sample_audit(engine_conn, peer, n=2, seed=7, namespaces=[ns])]
+    hindsight_mirror.mirror(engine_conn, peer, [ns])
+    two = [r["slot"] for r in hindsight_mirror.sample_audit(engine_conn, peer, n=2, seed=7, namespaces=[ns])]
     assert len(two) == 2
-    assert two == [r["slot"] for r in hindsight.sample_audit(engine_conn, peer, n=2, seed=7, namespaces=[ns])]
-    assert hindsight.sample_audit(engine_conn, peer, n=0, namespaces=[ns]) == []
+    assert two == [r["slot"] for r in hindsight_mirror.sample_audit(engine_conn, peer, n=2, seed=7, namespaces=[ns])]
+    assert hindsight_mirror.sample_audit(engine_conn, peer, n=0, namespaces=[ns]) == []
 
 
 def test_slot_without_authoritative_fact_is_invalidated(tools: Tools, engine_conn: psycopg.Connection,
@@ -165,19 +166,19 @@ def test_slot_without_authoritative_fact_is_invalidated(tools: Tools, engine_con
     """A2: a mirrored slot the ledger no longer holds an authoritative current fact for is invalidated
     in Hindsight (out of its recall), not deleted; documents the mirror never wrote are left alone."""
     _ledger(tools, ns)
-    hindsight.mirror(engine_conn, peer, [ns])
+    hindsight_mirror.mirror(engine_conn, peer, [ns])
     bob = _slot(engine_conn, ns, "Berlin")
     peer.retain(ns, "agent-note-1", "Bob prefers tea.", {})
     # the slot's fact is closed with no successor (as a retraction would leave it)
     admin_conn.execute("UPDATE silver.facts SET valid_to = clock_timestamp(), superseded_at = clock_timestamp() "
                        "WHERE namespace = %s AND statement LIKE %s", (ns, "%Berlin%"))
-    out = hindsight.mirror(engine_conn, peer, [ns])
+    out = hindsight_mirror.mirror(engine_conn, peer, [ns])
     assert out["invalidated_documents"] == 1 and out["invalidated_memories"] == 1 and out["retained"] == 0, out
     assert peer.value_of(ns, bob) == []
     assert all(a["document_id"] != bob for a in peer.recall(ns, "Where does Bob live?", 10))
     assert [m.text for m in peer.value_of(ns, "agent-note-1")] == ["Bob prefers tea."]
     # nothing left to invalidate on the next run
-    assert hindsight.mirror(engine_conn, peer, [ns])["invalidated_documents"] == 0
+    assert hindsight_mirror.mirror(engine_conn, peer, [ns])["invalidated_documents"] == 0
 
 
 def test_recall_hop_returns_mirrored_statement_and_never_a_superseded_one(
@@ -185,22 +186,22 @@ def test_recall_hop_returns_mirrored_statement_and_never_a_superseded_one(
     """G5: the Hindsight hop answers with the mirrored statement and its ledger fact id; verified against
     the ledger, a fact superseded since the last mirror is dropped rather than served as current."""
     _ledger(tools, ns)
-    hindsight.mirror(engine_conn, peer, [ns])
-    lisbon = next(f for f in hindsight.ledger_facts(engine_conn, [ns]) if "Lisbon" in f.statement)
+    hindsight_mirror.mirror(engine_conn, peer, [ns])
+    lisbon = next(f for f in hindsight_mirror.ledger_facts(engine_conn, [ns]) if "Lisbon" in f.statement)
 
-    answers = hindsight.recall(peer, ns, "Where does Alice live?", k=3)
+    answers = hindsight_mirror.recall(peer, ns, "Where does Alice live?", k=3)
     assert answers and answers[0]["statement"] == lisbon.statement, answers
     assert answers[0]["fact_id"] == lisbon.fact_id and answers[0]["document_id"] == lisbon.document_id
     assert answers[0]["hop"] == "hindsight" and answers[0]["value"] == lisbon.value_text
-    verified = hindsight.recall(peer, ns, "Where does Alice live?", k=3, conn=engine_conn)
+    verified = hindsight_mirror.recall(peer, ns, "Where does Alice live?", k=3, conn=engine_conn)
     assert verified[0]["fact_id"] == lisbon.fact_id and verified[0]["verified"] is True
 
     tools.remember(namespace=ns, content="I moved to Porto.", actor=ALICE, kind="transcript")
-    unverified = hindsight.recall(peer, ns, "Where does Alice live?", k=3)
+    unverified = hindsight_mirror.recall(peer, ns, "Where does Alice live?", k=3)
     assert lisbon.fact_id in {a["fact_id"] for a in unverified}, "Hindsight still holds the old value"
-    verified = hindsight.recall(peer, ns, "Where does Alice live?", k=3, conn=engine_conn)
+    verified = hindsight_mirror.recall(peer, ns, "Where does Alice live?", k=3, conn=engine_conn)
     assert lisbon.fact_id not in {a["fact_id"] for a in verified}
-    assert hindsight.recall(peer, "hs-no-such-bank", "anything", k=3) == []
+    assert hindsight_mirror.recall(peer, "hs-no-such-bank", "anything", k=3) == []
 
 
 def test_peer_is_usable_inside_a_running_event_loop_and_closes_cleanly(hindsight_url: str,  # noqa: F811
@@ -259,7 +260,7 @@ def test_cascade_hindsight_for_low_stakes_ledger_for_high_never_superseded(
     configured = settings.model_copy(update={"hindsight_url": hindsight_url})
     with open_tools(None, configured) as tools:
         _ledger(tools, ns)
-        hindsight.mirror(engine_conn, peer, [ns])
+        hindsight_mirror.mirror(engine_conn, peer, [ns])
         low = tools.recall("Where does Alice live?", namespace=ns, stakes="low")
         assert low["hop"] == "hindsight" and "Hindsight" in low["reason"]
         assert any(a["statement"] == "Alice lives in Lisbon." and a["current"] for a in low["answers"])
@@ -282,7 +283,7 @@ def test_drift_audit_includes_the_hindsight_sample(settings: Settings, engine_co
     configured = settings.model_copy(update={"hindsight_url": hindsight_url, "audit_sample": 50})
     with open_tools(None, configured) as tools:
         _ledger(tools, ns)
-        hindsight.mirror(engine_conn, peer, [ns])
+        hindsight_mirror.mirror(engine_conn, peer, [ns])
         clean = drift.run_audit(engine_conn, configured, hindsight_sample=drift.configured_sampler(configured))
         assert not [f for f in clean.findings if f.check == "hindsight" and f.namespace == ns]
         peer.delete(ns, _slot(engine_conn, ns, "works at Acme"))

@@ -470,7 +470,7 @@ def neighbours() -> list[Neighbour]:
 
 
 def test_judge_request_and_answer(harness: Harness) -> None:
-    """S3 / 4.1: the judge asks with models/judge.yaml's schema and prompt, and sees the slot (predicate,
+    """S3 / 4.1: the judge asks with model_configs/judge.yaml's schema and prompt, and sees the slot (predicate,
     same_slot, cardinality from the seed); the answer maps to a Judgement whose reason names the slot."""
     answer = {"decision": "supersede", "target_fact_id": "f-lisbon",
               "reason": "lives_in of Alice holds one value: she moved from Lisbon to Porto."}

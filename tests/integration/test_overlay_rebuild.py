@@ -55,8 +55,8 @@ def _use_models(models: Path) -> None:
 
 def test_r8_overlays_survive_a_rebuild_after_a_prompt_change(database_url: str, tmp_path: Path) -> None:
     original_models = fingerprint.MODELS
-    models = tmp_path / "models"
-    shutil.copytree(REPO / "models", models)
+    models = tmp_path / "model_configs"
+    shutil.copytree(REPO / "model_configs", models)
     with FakeOpenAI(_responder) as fake:
         settings = Settings(home=tmp_path / "home", database_url=database_url, inbox=tmp_path / "inbox",
                             llm_provider="openai", llm_model="gpt-4o-mini", openai_base_url=fake.url,

@@ -91,8 +91,8 @@ def test_changed_prompt_makes_rows_stale_and_rederives(engine_conn: psycopg.Conn
     derive(engine_conn, settings)
     old = fingerprint.derivation_fingerprint(settings)
     assert engine_conn.execute("SELECT DISTINCT fingerprint FROM silver.derivations").fetchall() == [(old,)]
-    models = tmp_path / "models"
-    shutil.copytree(REPO / "models", models)
+    models = tmp_path / "model_configs"
+    shutil.copytree(REPO / "model_configs", models)
     (models / "prompts" / "distill.md").write_text((models / "prompts" / "distill.md").read_text() + "\nBe brief.\n")
     monkeypatch.setattr(fingerprint, "MODELS", models)
     for cached in (fingerprint.distill_fingerprint, fingerprint.judge_fingerprint, fingerprint.embed_fingerprint):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.common import FACTCONSOLIDATION, LOCOMO, Dataset
+from bench.harness import FACTCONSOLIDATION, LOCOMO, Dataset
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = [

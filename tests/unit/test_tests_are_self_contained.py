@@ -63,7 +63,7 @@ def offenders(root: Path, readers: set[str]) -> list[str]:
 def test_no_test_reads_the_benchmark_data_beside_the_checkout() -> None:
     readers = data_readers(REPO / "bench")
     assert {"bench.locomo", "bench.rebuild"} < readers  # the closure is taken, not only the two loaders
-    assert "bench.common" not in readers
+    assert "bench.harness" not in readers
     assert sum(1 for _ in (REPO / "tests").rglob("test_*.py")) > 50  # the search saw the suite
     assert offenders(REPO / "tests", readers) == []
 
@@ -76,7 +76,7 @@ def test_the_guard_catches_each_way_of_reaching_the_data(tmp_path: Path) -> None
         "d.py": "DATA = ROOT.parent / '" + SHARED + "' / 'data' / 'x.json'\n",
         "e.md": "put it in ../" + SHARED + "/data\n",
         "f.py": "import os\nPATH = os.environ['LOCOMO" + "_PATH']\n",
-        "g.py": "from bench.common import LOCOMO\n",  # the data's description, not the data: allowed
+        "g.py": "from bench.harness import LOCOMO\n",  # the data's description, not the data: allowed
     }
     for name, text in planted.items():
         (tmp_path / name).write_text(text)

@@ -18,7 +18,7 @@ from medallion.interfaces import (
     cli,  # noqa: F401  (registers every command)
     mcp_server,
 )
-from medallion.interfaces.cli.common import app
+from medallion.interfaces.cli.shared import app
 from medallion.serve import verbs
 from medallion.serve.session import ToolError
 from medallion.serve.tools import Tools

@@ -1,4 +1,4 @@
--- The bitemporal ledger without its embedding (consumers search through the Gold tools).
+-- The bitemporal ledger without its embedding (consumers search through the tools).
 select
     fact_id,
     namespace,

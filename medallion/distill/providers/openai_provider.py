@@ -1,7 +1,7 @@
 """The ``openai`` distiller (S1) and judge (S3) over any OpenAI-compatible endpoint.
 
-Both ask for structured output against the JSON schema of their model card (``models/distill.yaml``,
-``models/judge.yaml``; 4.1) through :class:`~medallion.distill.llm.LLMClient`, which negotiates the
+Both ask for structured output against the JSON schema of their model card (``model_configs/distill.yaml``,
+``model_configs/judge.yaml``; 4.1) through :class:`~medallion.distill.llm.LLMClient`, which negotiates the
 structured-output mode the endpoint takes, retries 429/5xx/timeouts with backoff and repairs one
 malformed answer. When that is not enough they raise
 :class:`DistillError` with a one-sentence reason, and the caller parks the event (R4).

@@ -14,14 +14,14 @@ from medallion.interfaces.cli import (  # noqa: F401
     db,
     discover,
     erase,
-    export,
-    ingest,
+    export_command,
+    ingest_command,
     materialize,
     overlay,
     reads,
     services,
 )
-from medallion.interfaces.cli.common import app
+from medallion.interfaces.cli.shared import app
 
 __all__ = ["app", "main"]
 

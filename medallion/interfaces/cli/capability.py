@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from medallion.interfaces.cli.common import (
+from medallion.interfaces.cli.shared import (
     JsonOpt,
     acting_capability,
     cap_app,

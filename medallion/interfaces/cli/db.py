@@ -27,7 +27,7 @@ import typer
 from medallion.db import embedded
 from medallion.db.migrate import MigrationChecksumError
 from medallion.db.urls import masked
-from medallion.interfaces.cli.common import (
+from medallion.interfaces.cli.shared import (
     JsonOpt,
     db_app,
     emit_json,

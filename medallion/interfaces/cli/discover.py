@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from medallion.interfaces.cli.common import JsonOpt, NamespaceOpt, app, show_rows, tool_session
+from medallion.interfaces.cli.shared import JsonOpt, NamespaceOpt, app, show_rows, tool_session
 
 
 def _text(key: str) -> Any:

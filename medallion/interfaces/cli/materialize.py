@@ -29,7 +29,7 @@ from rich.progress import BarColumn, Progress, ProgressColumn, SpinnerColumn, Ta
 from rich.text import Text
 
 from medallion.db import embedded
-from medallion.interfaces.cli.common import JsonOpt, app, emit_json, err, fail, load_settings, out, refuse
+from medallion.interfaces.cli.shared import JsonOpt, app, emit_json, err, fail, load_settings, out, refuse
 
 
 @app.command("materialize")

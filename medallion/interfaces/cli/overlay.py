@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from medallion.interfaces.cli.common import (
+from medallion.interfaces.cli.shared import (
     JsonOpt,
     argument,
     emit_json,

@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from medallion.interfaces.cli.common import (
+from medallion.interfaces.cli.shared import (
     LISTED_COLUMNS,
     JsonOpt,
     NamespaceOpt,

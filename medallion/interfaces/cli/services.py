@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from medallion.interfaces.cli.common import (
+from medallion.interfaces.cli.shared import (
     JsonOpt,
     acting_capability,
     app,
@@ -72,7 +72,7 @@ def wiki_cmd(as_json: JsonOpt = False) -> None:
 @app.command("mcp")
 def mcp_cmd(http: Annotated[int | None, typer.Option("--http", help="Serve streamable HTTP on 127.0.0.1:PORT.")]
             = None) -> None:
-    """The MCP server over the Gold tools (stdio by default); the token comes from MEDALLION_TOKEN or the request."""
+    """The MCP server over the tools (stdio by default); the token comes from MEDALLION_TOKEN or the request."""
     from medallion.interfaces import mcp_server
 
     mcp_server.main(http_port=http)

@@ -6,7 +6,7 @@ hashes over every fact and chunk embedding and wiki page, stale facts) a few tim
 reported. The Hindsight sample is not part of this figure (see bench/results/hindsight in the tests'
 timings); it adds one list call per sampled slot.
 
-    python bench/audit.py [--conversations 10] [--repeats 3]
+    python bench/audit_time.py [--conversations 10] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_settings, median, write_result  # noqa: E402
+from bench.harness import bench_settings, median, write_result  # noqa: E402
 from bench.locomo_data import load, to_events  # noqa: E402
 from medallion.audit import drift  # noqa: E402
 from medallion.bronze.ingest import ingest_events  # noqa: E402

@@ -23,7 +23,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from medallion.bronze import export as bronze_export
 from medallion.bronze.namespaces import namespaces as bronze_namespaces
-from medallion.interfaces.cli.common import (
+from medallion.interfaces.cli.shared import (
     EXIT_USAGE,
     JsonOpt,
     NamespaceOpt,

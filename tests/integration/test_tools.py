@@ -1,4 +1,4 @@
-"""Gold tools (G1–G8, R6): the verbs through the Python API and the CLI, the capability matrix,
+"""The tools (G1–G8, R6): the verbs through the Python API and the CLI, the capability matrix,
 the row-level-security firewall, redaction, approvals and telemetry."""
 
 from __future__ import annotations

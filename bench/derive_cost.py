@@ -9,7 +9,7 @@ P7  per-event cost of a full rebuild at growing Bronze sizes (LoCoMo turns, repl
     namespaces past 5,882), timed with the embedding cache warm so that it measures the engine
     (distill, resolve against a growing ledger, writes), not the model. Target: flat within 20 %.
 
-    python bench/derive.py [--events 1500] [--p7-sizes 1000,10000,50000] [--repeats 3]
+    python bench/derive_cost.py [--events 1500] [--p7-sizes 1000,10000,50000] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_settings, median, write_result  # noqa: E402
+from bench.harness import bench_settings, median, write_result  # noqa: E402
 from bench.locomo_data import load, to_events  # noqa: E402
 from medallion.bronze.ingest import ingest_events  # noqa: E402
 from medallion.db.connection import connect  # noqa: E402

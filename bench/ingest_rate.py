@@ -5,7 +5,7 @@ locks → COPY into a temp table → ``INSERT … ON CONFLICT DO NOTHING`` with 
 and unique key → hash chain, chain head and checkpoint. The baseline is ``COPY`` of the very same
 rows (already parsed) into an unconstrained table. Target: ratio ≥ 0.5 and ≥ 20,000 events/s.
 
-    python bench/ingest.py [--rows 100000] [--repeats 3]
+    python bench/ingest_rate.py [--rows 100000] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_settings, median, write_result  # noqa: E402
+from bench.harness import bench_settings, median, write_result  # noqa: E402
 from medallion.bronze.ingest import ingest_jsonl  # noqa: E402
 from medallion.db.connection import connect  # noqa: E402
 

@@ -43,7 +43,7 @@ from psycopg.types.json import Jsonb
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_settings, median, write_result  # noqa: E402
+from bench.harness import bench_settings, median, write_result  # noqa: E402
 from bench.search_data import NAMESPACE, QUESTIONS, build_dataset  # noqa: E402
 from medallion.bronze.ingest import ingest_events  # noqa: E402
 from medallion.db.connection import connect  # noqa: E402

@@ -95,7 +95,7 @@ def _quiet_model_loading() -> None:
 
 # Exit codes, one convention for every command. 2 is what Click gives a usage error (a missing option,
 # a malformed number); a value the CLI parses itself (a timestamp, a namespace) is the same kind of
-# error. The Gold tools' errors carry theirs (ToolError.exit_code: Denied and UnknownNamespace 2).
+# error. The tools' errors carry theirs (ToolError.exit_code: Denied and UnknownNamespace 2).
 EXIT_ERROR = 1
 EXIT_REFUSED = 2
 EXIT_USAGE = 2
@@ -350,7 +350,7 @@ app.add_typer(overlay_app, name="overlay")
 
 @contextlib.contextmanager
 def tool_session(origin: str = "cli") -> Iterator[Any]:
-    """The Gold tools acting with MEDALLION_TOKEN (or as the local admin); refusals exit 2, errors 1."""
+    """The tools acting with MEDALLION_TOKEN (or as the local admin); refusals exit 2, errors 1."""
     from medallion.serve.tools import ToolError, open_tools
 
     settings = load_settings()

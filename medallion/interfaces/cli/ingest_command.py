@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from medallion.bronze.ingest import IngestResult
 from medallion.db.locks import LockBusy
-from medallion.interfaces.cli.common import (
+from medallion.interfaces.cli.shared import (
     JsonOpt,
     app,
     emit_json,
