@@ -25,7 +25,7 @@ cache cleared gives the latency including query encoding. The other figures are 
 lists and the hydration, each run alone) next to its one statement (``serve/retrieve.py``), and the
 statements ``current`` runs, so a missed target comes with its cause.
 
-    python bench/search.py [--facts 100000] [--queries 200] [--lookups 500] [--repeats 3] [--quick]
+    python bench/search_latency.py [--facts 100000] [--queries 200] [--lookups 500] [--repeats 3] [--quick]
 """
 
 from __future__ import annotations
