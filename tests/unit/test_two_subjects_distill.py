@@ -157,3 +157,25 @@ def test_distillation_and_chunks_cut_at_the_same_place() -> None:
     spans = chunks.split(text, by_sentence=True)
     clause_chunks = {s for s, u in zip(spans, chunks.units(spans), strict=True) if u == "clause"}
     assert {f.span for f in facts} <= clause_chunks
+
+
+# "my husband Piotr drives …": the relationship, and the rest as the named person's own claim
+NAMED_RELATIVE = [
+    ("I drive a Halden Sprite, my husband Piotr drives a Corvel Estate.", "Piotr", "drive", "Corvel Estate"),
+    ("I swim on Mondays, my boyfriend Tiago does judo.", "Tiago", "do", "judo"),
+    ("My cousin Ines restores old clocks.", "Ines", "restore", "old clocks"),
+]
+
+
+@pytest.mark.parametrize(("content", "person", "predicate", "value"), NAMED_RELATIVE, ids=lambda v: str(v)[:30])
+def test_a_named_relative_gets_the_rest_of_the_clause(content: str, person: str, predicate: str, value: str) -> None:
+    """The relationship fact says only the relationship ("Alice's husband is Piotr."), and what the
+    clause goes on to say is the named person's fact: a search about Alice's car must not find
+    Piotr's car in Alice's relationship fact."""
+    facts = DISTILLER.distill(make_event(content))
+    relation = [f for f in facts if f.subject == person and f.predicate == "relationship"
+                or f.subject == "Alice" and f.value == person]
+    assert relation, facts
+    assert all(value not in f.statement for f in relation), [f.statement for f in relation]
+    assert (person, predicate, value) in [(f.subject, f.predicate, f.value) for f in facts], facts
+

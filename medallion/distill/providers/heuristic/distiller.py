@@ -41,7 +41,7 @@ from medallion.distill.providers.heuristic.candidates import (
     metadata_attendance,
     states_candidates,
 )
-from medallion.distill.providers.heuristic.rules.table import apply_pattern_rules
+from medallion.distill.providers.heuristic.rules.table import apply_pattern_rules, relative_rest
 from medallion.distill.types import EventInput, FactCandidate
 
 SKIPPED_KINDS = frozenset({"fact", "document", "overlay"})
@@ -197,6 +197,9 @@ def _sentence_facts(ctx: Context, speaker: str | None, raw: str, span: tuple[int
         if protos is not None:
             matched_any = True
             facts.extend(build_candidates(ctx, speaker, subj, ctext, protos, span))
+            rest = relative_rest(ctx, speaker, ctext) if subj.possessive else None
+            if rest:
+                facts.extend(states_candidates(ctx, speaker, rest, span))
         else:
             unmatched.append((clause, subj))
             if clause.kind == "carry":
