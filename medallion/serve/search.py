@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -131,12 +131,18 @@ def tsqueries(query: str) -> dict[str, str | None]:
 def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]) -> list[dict[str, Any]]:
     """The request's k results, best first (facts and chunks, as served), read in one statement
     (``serve/retrieve.py``)."""
+    # a question about before ("where did she live before?") is answered by the beliefs the ledger closed
+    before = request.as_of is None and not request.include_superseded and present.asks_about_before(request.query)
+    if before:
+        request = replace(request, include_superseded=True)
     found = candidates(conn, request, vector)
     standing = verify(request, found)
     scores = fuse(found)
     results = serve(conn, request, found, scores, standing)
     results.sort(key=lambda r: (-r["score"], r["kind"], r.get("fact_id") or r.get("chunk_id")))
-    if request.as_of is None:  # at a past moment the ledger of then answers; about now, the newest first
+    if before:
+        results = present.replaced_first(results)
+    elif request.as_of is None:  # at a past moment the ledger of then answers; about now, the newest first
         results = present.reorder(request.query, vector, results, _items(conn, found, results))
     return (group_by_event(results) if request.per_event else results)[:request.k]
 

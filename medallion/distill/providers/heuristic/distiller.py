@@ -41,6 +41,7 @@ from medallion.distill.providers.heuristic.candidates import (
     metadata_attendance,
     states_candidates,
 )
+from medallion.distill.providers.heuristic.rules.record import read_record
 from medallion.distill.providers.heuristic.rules.table import apply_pattern_rules, relative_rest
 from medallion.distill.types import EventInput, FactCandidate
 
@@ -96,6 +97,12 @@ class HeuristicDistiller:
                 continue
             speaker, body_offset = line_speaker(ctx, line)
             if speaker == "":  # a system/instructions line
+                continue
+            fields = read_record(ctx, line[body_offset:], line_start + body_offset)
+            if fields:  # "Ticket 5105: priority set to low": the record's fields, not sentences
+                for fact in fields:
+                    _add(out, seen, fact)
+                previous, previous_speaker = None, speaker
                 continue
             if speaker != previous_speaker:
                 previous, previous_speaker = None, speaker  # "it" names what this speaker's turn named
