@@ -365,3 +365,43 @@ def reorder(question: str, query: Sequence[float], results: list[dict[str, Any]]
         return results
     moved = [{**head[source], "score": head[place]["score"]} for place, source in enumerate(order)]
     return moved + results[size:]
+
+
+# A question that contrasts with now ("where did she work before", "what was it previously", "her
+# former address", "what did he use to drive") asks for a belief the ledger has since replaced.
+BEFORE_WORDS = frozenset(("before", "previously", "formerly", "former", "originally", "prior", "previous",
+                          "earlier"))
+_USED_TO = re.compile(r"\bused\s+to\b|\buse\s+to\b")
+
+
+def asks_about_before(question: str) -> bool:
+    """Whether the question asks for what was believed before the present value."""
+    lowered = question.casefold().replace("’", "'")
+    return bool(tokens(lowered) & BEFORE_WORDS) or bool(_USED_TO.search(lowered))
+
+
+def _successors(result: Mapping[str, Any]) -> list[str]:
+    """The facts that replaced a result: a closed fact's successor, a closed chunk's superseding facts."""
+    if result.get("current", True):
+        return []
+    closer = result.get("superseded_by")
+    if isinstance(closer, str):
+        return [closer]
+    return [c["fact_id"] for c in closer or () if isinstance(c, Mapping) and c.get("fact_id")]
+
+
+def replaced_first(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``results`` (served with the beliefs no longer held, best first) with each replaced belief
+    ahead of the belief that replaced it, taking its place and score: the mirror of the present
+    winning, for a question about before (:func:`asks_about_before`). Nothing else moves."""
+    out = list(results)
+    for result in results:
+        later = [i for i, r in enumerate(out) if r.get("fact_id") in _successors(result)]
+        if not later:
+            continue
+        here = out.index(result)
+        place = min(later)
+        if place < here:
+            out.pop(here)
+            out.insert(place, {**result, "score": out[place]["score"]})
+    return out

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -131,12 +131,18 @@ def tsqueries(query: str) -> dict[str, str | None]:
 def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]) -> list[dict[str, Any]]:
     """The request's k results, best first (facts and chunks, as served), read in one statement
     (``serve/retrieve.py``)."""
+    # a question about before ("where did she live before?") is answered by the beliefs the ledger closed
+    before = request.as_of is None and not request.include_superseded and present.asks_about_before(request.query)
+    if before:
+        request = replace(request, include_superseded=True)
     found = candidates(conn, request, vector)
     standing = verify(request, found)
     scores = fuse(found)
     results = serve(conn, request, found, scores, standing)
     results.sort(key=lambda r: (-r["score"], r["kind"], r.get("fact_id") or r.get("chunk_id")))
-    if request.as_of is None:  # at a past moment the ledger of then answers; about now, the newest first
+    if before:
+        results = present.replaced_first(results)
+    elif request.as_of is None:  # at a past moment the ledger of then answers; about now, the newest first
         results = present.reorder(request.query, vector, results, _items(conn, found, results))
     return (group_by_event(results) if request.per_event else results)[:request.k]
 
@@ -256,11 +262,11 @@ def serve(conn: psycopg.Connection, request: SearchRequest, found: Candidates, s
     results: list[dict[str, Any]] = []
     events = {r[1] for r in found.chunk_rows.values()}
     redacted_by_event = {e: phrases for e, phrases in fetched.redactions.items() if e in events}
+    facts = [f for f in facts if not _found_by(f.get("_redacted") or [], query_words)]  # not found by redacted words
+    boost = event_boosts(facts, found.event_of)
     for fact in facts:
-        if _found_by(fact.get("_redacted") or [], query_words):
-            continue  # a search for redacted words does not return the fact
-        boost = 1.0 + 0.1 * float(fact.get("importance") or 0) + 0.05 * served.freshness(fact)
-        results.append({**served.finish(fact), "score": round(scores[fact["fact_id"]] * boost, 6), "kind": "fact"})
+        factor = boost.get(found.event_of.get(fact["fact_id"]), 1.0)
+        results.append({**served.finish(fact), "score": round(scores[fact["fact_id"]] * factor, 6), "kind": "fact"})
     superseding = _superseding(fetched, standing, request.include_superseded)
     for cid, row in found.chunk_rows.items():
         _, event_id, start, end, text, occurred_at, root, src, seid, unit = row
@@ -285,6 +291,22 @@ def serve(conn: psycopg.Connection, request: SearchRequest, found: Candidates, s
                            "source_event_id": seid, "provenance_root": root},
         })
     return results
+
+
+def event_boosts(facts: list[dict[str, Any]], event_of: dict[str, Any]) -> dict[Any, float]:
+    """Each event's boost: the largest of its facts' (importance, freshness).
+
+    Why per event: the facts of one turn share the turn's fused score and are ordered by how well
+    each matched the question (``fusion.fuse``). A boost per fact would put the turn's most
+    important fact first whatever was asked ("Maren's husband is Arjun" above "Maren drives a
+    Rook" for "What car does Maren drive?"); per event it still lifts a turn that holds an
+    important belief above other turns, and leaves the order inside the turn to the words."""
+    boosts: dict[Any, float] = {}
+    for fact in facts:
+        event = event_of.get(fact["fact_id"])
+        boost = 1.0 + 0.1 * float(fact.get("importance") or 0) + 0.05 * served.freshness(fact)
+        boosts[event] = max(boosts.get(event, 1.0), boost)
+    return boosts
 
 
 def _items(conn: psycopg.Connection, found: Candidates, results: list[dict[str, Any]]) -> dict[str, Any]:

@@ -26,6 +26,22 @@ def normalize(name: str) -> str:
     return _EDGE_PUNCT.sub("", _SPACE.sub(" ", text).strip())
 
 
+# A record named by its identifier: "Ticket 6120", "PR #881", "ATL-88", or the bare "6120" a follow-up
+# line files under it. Three digits or more (a bare four-digit year is not an identifier), or LETTERS-digits.
+_IDENTIFIER_RE = re.compile(r"^(?:[^\W\d_]{2,15}\s+)?#?(?P<id>\d{3,}|[^\W\d_]{2,}-\d+)$", re.UNICODE)
+_BARE_YEAR_RE = re.compile(r"^(?:19|20)\d\d$")
+
+
+def identifier(name: str) -> str | None:
+    """The identifier a record's name carries ("Ticket 6120", "#6120" and "6120" → "6120"), or None
+    for a name that is not a record's (a person, a place, a bare year)."""
+    key = normalize(name)
+    m = _IDENTIFIER_RE.match(key)
+    if m is None or (key == m["id"] and _BARE_YEAR_RE.match(key)):
+        return None
+    return m["id"]
+
+
 def entity_id(namespace: str, name: str) -> str:
     return hashlib.sha256(f"{namespace}\x1f{normalize(name)}".encode()).hexdigest()[:24]
 

@@ -155,6 +155,7 @@ class NamespaceState:
         self.by_alias: dict[str, list[tuple[int, str]]] = {}  # alias -> [(first_event_id, entity id)]
         self.names: dict[str, str] = {}  # entity id -> canonical name
         self.entity_aliases: dict[str, list[str]] = {}
+        self.by_identifier: dict[str, set[str]] = {}  # a record's identifier ("6120") -> entity ids
         for eid, canonical, normalized, aliases, first in conn.execute(
             "SELECT entity_id, canonical_name, normalized_name, aliases, first_event_id FROM silver.entities "
             "WHERE namespace = %s ORDER BY first_event_id, entity_id",
@@ -195,14 +196,27 @@ class NamespaceState:
         self.entity_aliases[eid] = aliases
         for alias in aliases:
             self.by_alias.setdefault(alias, []).append((first, eid))
+        for name in (normalized, *aliases):
+            ident = entities.identifier(name)
+            if ident is not None:
+                self.by_identifier.setdefault(ident, set()).add(eid)
 
     def entity(self, name: str, event_id: int, buffer: WriteBuffer, entity_type: str = "thing",
                alias: str | None = None) -> str:
-        """The entity id for ``name`` (by exact normalized name, then alias), created when unknown."""
+        """The entity id for ``name`` (by exact normalized name, then alias, then a record's identifier),
+        created when unknown.
+
+        A record's identifier names it whatever word goes before it: "6120: bumped to P1" is filed
+        under "Ticket 6120" when that is the one entity carrying the identifier 6120, and "6120"
+        becomes its alias (two records sharing an identifier, "Ticket 6120" and "Order 6120", stay apart)."""
         key = entities.normalize(name) or name.strip().casefold()
         eid = self.by_name.get(key)
         if eid is None and key in self.by_alias:
             eid = min(self.by_alias[key])[1]
+        ident = entities.identifier(key) if eid is None else None
+        if ident is not None and len(self.by_identifier.get(ident, ())) == 1:
+            eid = next(iter(self.by_identifier[ident]))
+            alias = alias or name
         if eid is None:
             eid = entities.entity_id(self.namespace, name)
             aliases = [entities.normalize(alias)] if alias and entities.normalize(alias) != key else []
@@ -211,7 +225,8 @@ class NamespaceState:
             return eid
         if alias:
             alias_key = entities.normalize(alias)
-            if alias_key and alias_key not in self.entity_aliases[eid] and alias_key != key:
+            if alias_key and alias_key not in self.entity_aliases[eid] and alias_key != entities.normalize(
+                    self.names[eid]):
                 self.entity_aliases[eid].append(alias_key)
                 self.by_alias.setdefault(alias_key, []).append((event_id, eid))
                 if eid in buffer.entities:

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from medallion.db.connection import connect
+from medallion.serve import present
 from medallion.serve.tools import Tools, open_tools
 from medallion.settings import Settings
 from medallion.silver.derive import derive
@@ -105,6 +106,8 @@ def test_the_present_wins_and_the_past_stays_reachable(tools: Tools, case: Prese
 
 def test_a_superseded_chunk_is_still_not_served_as_current(tools: Tools) -> None:
     """The stage only reorders what search serves: with the default (current only) search, every hit
-    is current."""
-    for case in CASES:
+    of a question that does not ask about before is current."""
+    asked = [c for c in CASES if not present.asks_about_before(c.question)]
+    assert asked
+    for case in asked:
         assert all(h["current"] for h in tools.search(case.question, namespace=namespace_of(case), k=5))

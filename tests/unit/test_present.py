@@ -15,9 +15,11 @@ import pytest
 from medallion.serve.present import (
     Candidate,
     about_the_present,
+    asks_about_before,
     asks_for_many,
     clusters,
     newest_first,
+    replaced_first,
     said_when,
     tokens,
 )
@@ -189,3 +191,28 @@ def test_only_the_newest_turn_moves_up_and_the_older_keep_their_order() -> None:
     keep the order the words gave them (not newest first): older evidence stays where it was ranked."""
     items = [_item("first", 1, WORK), _item("second", 2, WORK_AGAIN), _item("third", 3, WORK)]
     assert newest_first(items) == [2, 0, 1]
+
+
+@pytest.mark.parametrize(("question", "before"), [
+    ("Where did Noor live before she moved?", True),
+    ("What was the ticket's priority previously?", True),
+    ("Who was her former manager?", True),
+    ("What car did he use to drive?", True),
+    ("Where does Noor live?", False),
+    ("What did Noor eat yesterday?", False),
+])
+def test_a_question_about_before(question: str, before: bool) -> None:
+    assert asks_about_before(question) is before
+
+
+def test_a_replaced_belief_takes_its_successors_place() -> None:
+    results = [
+        {"kind": "fact", "fact_id": "new", "current": True, "superseded_by": None, "score": 0.9},
+        {"kind": "fact", "fact_id": "other", "current": True, "superseded_by": None, "score": 0.8},
+        {"kind": "chunk", "chunk_id": "c", "fact_id": None, "current": False, "score": 0.7,
+         "superseded_by": [{"fact_id": "other", "statement": "…", "current": True}]},
+        {"kind": "fact", "fact_id": "old", "current": False, "superseded_by": "new", "score": 0.5},
+    ]
+    order = replaced_first(results)
+    assert [r.get("fact_id") or r.get("chunk_id") for r in order] == ["old", "new", "c", "other"]
+    assert order[0]["score"] == 0.9 and order[2]["score"] == 0.8

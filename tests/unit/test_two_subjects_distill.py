@@ -90,6 +90,10 @@ PRONOUNS = [
     ("Priya set up a new work email. It's priya.n@kelpworks.io now.", ("Priya", "email", "priya.n@kelpworks.io")),
     ("My sister Noor bought a used car. It's a Fiat Panda.", ("Noor", "used_car", "Fiat Panda")),
     ("I moved to Lisbon in May. My sister Meera lives there too.", ("Meera", "lives_in", "Lisbon")),
+    # the pronoun's clause is followed by another ("the old one is dead"); a number with a leading zero
+    # is an identifier, not a quantity
+    ("I got a new number from the carrier. It's 0733190456, the old one is switched off.",
+     ("Alice", "phone", "0733190456")),
 ]
 
 
@@ -157,3 +161,35 @@ def test_distillation_and_chunks_cut_at_the_same_place() -> None:
     spans = chunks.split(text, by_sentence=True)
     clause_chunks = {s for s, u in zip(spans, chunks.units(spans), strict=True) if u == "clause"}
     assert {f.span for f in facts} <= clause_chunks
+
+
+# "my husband Piotr drives …": the relationship, and the rest as the named person's own claim
+NAMED_RELATIVE = [
+    ("I drive a Halden Sprite, my husband Piotr drives a Corvel Estate.", "Piotr", "drive", "Corvel Estate"),
+    ("I swim on Mondays, my boyfriend Tiago does judo.", "Tiago", "do", "judo"),
+    ("My cousin Ines restores old clocks.", "Ines", "restore", "old clocks"),
+]
+
+
+@pytest.mark.parametrize(("content", "person", "predicate", "value"), NAMED_RELATIVE, ids=lambda v: str(v)[:30])
+def test_a_named_relative_gets_the_rest_of_the_clause(content: str, person: str, predicate: str, value: str) -> None:
+    """The relationship fact says only the relationship ("Alice's husband is Piotr."), and what the
+    clause goes on to say is the named person's fact: a search about Alice's car must not find
+    Piotr's car in Alice's relationship fact."""
+    facts = DISTILLER.distill(make_event(content))
+    relation = [f for f in facts if f.subject == person and f.predicate == "relationship"
+                or f.subject == "Alice" and f.value == person]
+    assert relation, facts
+    assert all(value not in f.statement for f in relation), [f.statement for f in relation]
+    assert (person, predicate, value) in [(f.subject, f.predicate, f.value) for f in facts], facts
+
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    ("My number is 0733190456.", ("Alice", "phone", "0733190456")),
+    ("Hollis's account number is 884120077123.", ("Hollis", "account_number", "884120077123")),
+    ("Whiskers is 3 and Mittens is 7.", ("Mittens", "amount", {"number": 7, "unit": None})),
+], ids=lambda v: str(v)[:30])
+def test_a_string_of_digits_is_an_identifier_and_a_count_is_a_number(content: str,
+                                                                    expected: tuple[str, str, Any]) -> None:
+    assert expected in _triples(content)

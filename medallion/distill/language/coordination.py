@@ -269,6 +269,11 @@ def _says_what(sentence: str, speaker: str | None) -> bool:
     was amazing"), which stays a reaction of the speaker's."""
     if len(sentence) > MAX_CHARS or noted(sentence, speaker):
         return False
+    head = re.split(r"[,;]\s+", sentence, maxsplit=1)[0]  # "It's 555-0199, the old one is dead": its first clause
+    if len(head.split()) >= 2:
+        sentence = head
+        if noted(sentence, speaker):
+            return False
     root = parse(sentence, speaker).root
     return root.pos_ in ("VERB", "AUX") and not children(root, "acomp")
 

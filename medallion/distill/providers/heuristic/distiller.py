@@ -41,7 +41,8 @@ from medallion.distill.providers.heuristic.candidates import (
     metadata_attendance,
     states_candidates,
 )
-from medallion.distill.providers.heuristic.rules.table import apply_pattern_rules
+from medallion.distill.providers.heuristic.rules.record import read_record
+from medallion.distill.providers.heuristic.rules.table import apply_pattern_rules, relative_rest
 from medallion.distill.types import EventInput, FactCandidate
 
 SKIPPED_KINDS = frozenset({"fact", "document", "overlay"})
@@ -96,6 +97,12 @@ class HeuristicDistiller:
                 continue
             speaker, body_offset = line_speaker(ctx, line)
             if speaker == "":  # a system/instructions line
+                continue
+            fields = read_record(ctx, line[body_offset:], line_start + body_offset)
+            if fields:  # "Ticket 5105: priority set to low": the record's fields, not sentences
+                for fact in fields:
+                    _add(out, seen, fact)
+                previous, previous_speaker = None, speaker
                 continue
             if speaker != previous_speaker:
                 previous, previous_speaker = None, speaker  # "it" names what this speaker's turn named
@@ -197,6 +204,9 @@ def _sentence_facts(ctx: Context, speaker: str | None, raw: str, span: tuple[int
         if protos is not None:
             matched_any = True
             facts.extend(build_candidates(ctx, speaker, subj, ctext, protos, span))
+            rest = relative_rest(ctx, speaker, ctext) if subj.possessive else None
+            if rest:
+                facts.extend(states_candidates(ctx, speaker, rest, span))
         else:
             unmatched.append((clause, subj))
             if clause.kind == "carry":

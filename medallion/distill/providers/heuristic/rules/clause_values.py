@@ -19,7 +19,9 @@ from medallion.distill.language.parse import (
 )
 from medallion.distill.predicates import slot_for
 
-_PHONE_RE = re.compile(r"^\+?\d{2,5}(?:[ .-]\d{2,8}){1,4}$")
+_PHONE_RE = re.compile(r"^\+?\d{2,5}(?:[ .-]\d{2,8}){1,4}$|^\+?0\d{6,14}$|^\+\d{7,15}$")
+# a run of digits that counts nothing: a leading zero, or too long for a quantity said in words
+_DIGIT_STRING_RE = re.compile(r"^\+?0\d+$|^\+?\d{9,}$")
 _EMAIL_RE = re.compile(r"^[\w.%+-]+@[\w.-]+\.[a-z]{2,}$", re.I)
 _VERSION_RE = re.compile(r"(?:^|\s)v?\d+(?:\.\d+)+[a-z]?$")
 _EMPLOYER_RE = re.compile(r"\b(?:company|startup|firm|agency|studio|lab|business|employer)\b", re.I)
@@ -68,6 +70,8 @@ def typed_value(s: Sentence, head: Any) -> tuple[Any, str]:
         return raw, "date"
     if raw is not None and _PHONE_RE.match(raw):
         return raw, "text"
+    if _DIGIT_STRING_RE.match(raw or head.text):
+        return raw or head.text, "text"  # "0461223870": an identifier (a phone, an account), not a quantity
     names_follow = any(t.i > head.i and (t.is_title or t.tag_ in PROPER) for t in toks)
     if (raw is not None or head.like_num) and not names_follow:
         m = _NUMBER_RE.match(raw or head.text)

@@ -10,6 +10,8 @@ sister Jane …"), or nothing, and then becomes ``states`` or a clause reading.
 
 from __future__ import annotations
 
+import re
+
 from medallion.distill.language.sentences import Context, Subject, parse_subject
 from medallion.distill.providers.heuristic.rules import person as person_rules
 from medallion.distill.providers.heuristic.rules import possessive as possessive_rules
@@ -35,7 +37,12 @@ from medallion.distill.providers.heuristic.rules.patterns import R_MY_REL_INLINE
 
 
 def relative_then_clause(clause: RuleInput) -> Verdict:
-    """ "My sister Jane lives in Paris": the relationship, then what the rest says about Jane."""
+    """ "My sister Jane lives in Paris": the relationship, then what the rest says about Jane.
+
+    When the clause goes on after the name, the relationship gets a statement of its own ("Maren's
+    sister is Jane."): the rest is Jane's claim, not the speaker's, and a search about the speaker
+    must not find Jane's car or city in the speaker's relationship fact. What no rule reads of the
+    rest goes to the clause reader (:func:`relative_rest`)."""
     if not clause.inline_relations:
         return None
     m = R_MY_REL_INLINE.match(clause.text)
@@ -43,11 +50,35 @@ def relative_then_clause(clause: RuleInput) -> Verdict:
         sub_text = clause.text[m.start("b") :]
         sub = parse_subject(clause.ctx, clause.speaker, sub_text)
         more = apply_pattern_rules(clause.ctx, clause.speaker, sub, sub_text) if sub.kind == "third" else None
+        if _goes_on(clause.text[m.end():]):
+            for p in clause.inline_relations:
+                if p.subject == m.group("b") and p.predicate == "relationship" and p.obj:
+                    rel = str(p.value).removesuffix(f" of {p.obj}")
+                    p.statement = f"{p.obj}'s {rel} is {p.subject}."
         for p in more or []:
             if p.subject is None:
                 p.subject = sub.name
             clause.inline_relations.append(p)
     return clause.inline_relations
+
+
+def _goes_on(rest: str) -> bool:
+    """Whether what follows "my sister Jane" says something of its own (two words or more)."""
+    return len(re.findall(r"[^\W_]+", rest)) >= 2
+
+
+def relative_rest(ctx: Context, speaker: str | None, text: str) -> str | None:
+    """The rest of a clause opened by "my husband Arjun" ("Arjun drives a Pelham Voyager."), when it
+    says something no pattern rule reads; None otherwise. The caller hands it to the clause reader,
+    so the named person's claim is kept with that person as its subject."""
+    m = R_MY_REL_INLINE.match(text)
+    if not m or not _goes_on(text[m.end():]):
+        return None
+    sub_text = text[m.start("b"):]
+    sub = parse_subject(ctx, speaker, sub_text)
+    if sub.kind != "third" or apply_pattern_rules(ctx, speaker, sub, sub_text) is not None:
+        return None
+    return sub_text
 
 
 PATTERN_RULES: tuple[Rule, ...] = (
