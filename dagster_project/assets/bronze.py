@@ -13,9 +13,9 @@ from dagster_project.metadata import markdown_table
 from dagster_project.partitions import register
 from dagster_project.resources import MedallionResource
 from medallion.bronze import integrity
-from medallion.bronze.ingest import archive_size, latest_events
 from medallion.bronze.landing import land_inbox, pending_files
 from medallion.bronze.namespaces import namespaces as bronze_namespaces
+from medallion.bronze.overview import archive_size, latest_events
 
 
 @dg.asset(

@@ -590,19 +590,3 @@ def quarantine_single(conn: psycopg.Connection, origin: str, raw: bytes, code: s
     with conn.transaction():
         _write_quarantine(conn, [(origin, None, None, None, None, None, code, reason, raw, None)])
 
-
-def latest_events(conn: psycopg.Connection, limit: int = 10) -> list[dict[str, Any]]:
-    """The newest events, for previews (asset metadata, demo output)."""
-    cur = conn.execute(
-        "SELECT event_id, namespace, source, source_event_id, kind, actor, left(content, 80) AS content, received_at "
-        "FROM bronze.events ORDER BY event_id DESC LIMIT %s",
-        (limit,),
-    )
-    cols = [d.name for d in cur.description or []]
-    return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
-
-
-def archive_size(conn: psycopg.Connection) -> tuple[int, int]:
-    """How many events Bronze holds, and in how many namespaces (asset metadata, demo output)."""
-    row = conn.execute("SELECT count(*), count(DISTINCT namespace) FROM bronze.events").fetchone()
-    return (int(row[0]), int(row[1])) if row else (0, 0)

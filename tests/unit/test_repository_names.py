@@ -123,3 +123,14 @@ def test_a_moved_path_is_reported() -> None:
             "`gold/column_meta`, `db/migrations/NNNN_*.sql`, `unit/test_contract.py`, `no_such.py`, "
             "`definitions.py`, `inbox/done/`")
     assert missing_paths(text, set(_repository_files())) == ["gold/", "no_such.py", "silver/no_such.py"]
+
+
+MAX_MODULE_LINES = 600  # STANDARDS.md, "Layers and imports": a module a reader can hold in mind
+
+
+def test_every_module_of_the_engine_and_the_code_location_is_small() -> None:
+    """No module of ``medallion/`` or ``dagster_project/`` is longer than 600 lines."""
+    long = {name: n for name in _repository_files()
+            if name.endswith(".py") and name.startswith(("medallion/", "dagster_project/"))
+            and (n := len((REPO / name).read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert not long, long
