@@ -438,12 +438,12 @@ def mentions(conn: psycopg.Connection, namespace: str, query: str) -> list[Menti
     keys = mention_keys(query)
     if not keys:
         return []
-    # a UNION, not an OR: each half keeps its index (namespace + name; the aliases' GIN)
+    # a UNION, not an OR: each half keeps its index (namespace + name; the aliases' GIN, which only
+    # silver.entities_aliased reaches under the tool login's row-level security)
     rows = conn.execute(
         "SELECT entity_id, canonical_name, normalized_name, aliases FROM silver.entities "
         "WHERE namespace = %(ns)s AND normalized_name = ANY(%(keys)s) UNION "
-        "SELECT entity_id, canonical_name, normalized_name, aliases FROM silver.entities "
-        "WHERE namespace = %(ns)s AND aliases && %(aliases)s",
+        "SELECT entity_id, canonical_name, normalized_name, aliases FROM silver.entities_aliased(%(ns)s, %(aliases)s)",
         {"ns": namespace, "keys": list(keys), "aliases": [k for k in keys if len(k) > 2]}).fetchall()
     return mentions_in(rows, keys)
 
@@ -513,9 +513,10 @@ def part_hops(conn: psycopg.Connection, namespace: str, nodes: list[str]) -> lis
     """
     rows = conn.execute(
         "SELECT n.entity_id, a.entity_id, left(a.normalized_name, length(a.normalized_name) - length(n.normalized_name)"
-        " - 4) FROM silver.entities n JOIN silver.entities a ON a.namespace = n.namespace AND a.normalized_name LIKE "
-        "'%% of %%' AND right(a.normalized_name, length(n.normalized_name) + 4) = ' of ' || n.normalized_name "
-        "WHERE n.namespace = %s AND n.entity_id = ANY(%s) ORDER BY a.entity_id", (namespace, nodes)).fetchall()
+        " - 4) FROM silver.entities n JOIN silver.entities_named_parts(%s) a "
+        "ON right(a.normalized_name, length(n.normalized_name) + 4) = ' of ' || n.normalized_name "
+        "WHERE n.namespace = %s AND n.entity_id = ANY(%s) ORDER BY a.entity_id",
+        (namespace, namespace, nodes)).fetchall()
     return [Hop(node, "_".join(query_words(part, once=False)), part_id, "") for node, part_id, part in rows
             if query_words(part)]
 

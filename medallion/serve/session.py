@@ -204,20 +204,39 @@ class Session:
         self.flush_telemetry()
 
     def flush_telemetry(self) -> None:
-        """Write the queued telemetry rows, each on its own; one that fails stays queued (bounded)."""
+        """Write the queued telemetry rows: all in one statement, one round trip (the reader is in
+        autocommit, so the INSERT is its own transaction); if that fails, each row on its own, and one
+        that fails stays queued (bounded)."""
         if not self._telemetry or self.reader.closed:
             return
+        try:
+            self._write_telemetry(self._telemetry)
+            self._telemetry = []
+            return
+        except psycopg.Error as exc:
+            if len(self._telemetry) == 1:
+                log.warning("telemetry row kept for a retry: %s", _first_line(exc))
+                return
         kept: list[tuple[Any, ...]] = []
         for row in self._telemetry:
             try:
-                with self.reader.transaction():
-                    self.reader.execute(
-                        "INSERT INTO telemetry.retrievals (tool, namespace, principal, query, fact_ids, chunk_ids, "
-                        "hit, latency_ms, ok, error) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", row)
+                self._write_telemetry([row])
             except psycopg.Error as exc:
-                log.warning("telemetry row kept for a retry: %s", str(exc).splitlines()[0] if str(exc) else exc)
+                log.warning("telemetry row kept for a retry: %s", _first_line(exc))
                 kept.append(row)
         self._telemetry = kept[-TELEMETRY_QUEUE_LIMIT:]
+
+    def _write_telemetry(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        """One INSERT of ``rows``; inside a transaction of the caller's it is a savepoint of its own."""
+        values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"] * len(rows))
+        sql = ("INSERT INTO telemetry.retrievals (tool, namespace, principal, query, fact_ids, chunk_ids, hit, "
+               f"latency_ms, ok, error) VALUES {values}")
+        params = [value for row in rows for value in row]
+        if self.reader.autocommit and self.reader.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+            self.reader.execute(sql, params)
+            return
+        with self.reader.transaction():
+            self.reader.execute(sql, params)
 
     def call(self, tool: str, namespace: str | None, query: str | None, fn: Any,
               logged: Callable[[Any], list[dict[str, Any]]] | None = None) -> Any:
@@ -234,6 +253,10 @@ class Session:
             rows = result if isinstance(result, list) else [result] if isinstance(result, dict) else []
         self.log_call(tool, namespace, query, [r for r in rows if isinstance(r, dict)], started)
         return result
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).splitlines()[0] if str(exc) else repr(exc)
 
 
 def _capped(text: str | None) -> str | None:
