@@ -218,11 +218,12 @@ def newest_first(items: Sequence[Candidate], threshold: float = SIMILAR,
 # (id, embedding, names, cardinalities, speaker, context, curated, said at). Search embeds it in its
 # one statement (``serve/retrieve.py``) for every candidate that may reach the window. Each fact is
 # looked up by its key (a lateral probe), however many candidates the planner expects. A cardinality
-# counts only where the slot is curated (a learned slot's "many" is a default, not a meaning).
+# counts only where the slot is curated (a learned slot's "many" is a default, not a meaning), and the
+# catch-all ``states`` is no slot: it tells nothing apart, so it is neither curated nor many-valued here.
 ITEMS_SQL = """
 SELECT f.fact_id, f.embedding, ARRAY[e.canonical_name] || e.aliases,
-       ARRAY[CASE WHEN p.origin = 'curated' THEN f.cardinality ELSE 'one' END], NULL::text, NULL::text,
-       coalesce(p.origin = 'curated', false),
+       ARRAY[CASE WHEN p.origin = 'curated' AND f.predicate <> 'states' THEN f.cardinality ELSE 'one' END],
+       NULL::text, NULL::text, coalesce(p.origin = 'curated' AND f.predicate <> 'states', false),
        (SELECT ev.occurred_at FROM gold.event_provenance ev WHERE ev.event_id = f.bronze_event_id OFFSET 0)
 FROM (SELECT DISTINCT id FROM ({facts}) ids (id)) ids
 CROSS JOIN LATERAL (SELECT f.fact_id, f.embedding, f.subject_id, f.cardinality, f.namespace, f.predicate,
@@ -236,8 +237,9 @@ FROM silver.chunks c
 LEFT JOIN LATERAL (SELECT p.actor, p.occurred_at FROM gold.event_provenance p WHERE p.event_id = c.bronze_event_id
                    OFFSET 0) p ON true
 LEFT JOIN LATERAL (SELECT array_agg(DISTINCT e.canonical_name) AS names,
-                          array_agg(DISTINCT CASE WHEN v.origin = 'curated' THEN f.cardinality ELSE 'one' END) AS cards,
-                          bool_and(v.origin IS NOT DISTINCT FROM 'curated') AS curated
+                          array_agg(DISTINCT CASE WHEN v.origin = 'curated' AND f.predicate <> 'states'
+                                    THEN f.cardinality ELSE 'one' END) AS cards,
+                          bool_and(v.origin IS NOT DISTINCT FROM 'curated' AND f.predicate <> 'states') AS curated
                    FROM silver.facts f JOIN silver.entities e ON e.entity_id = f.subject_id
                    LEFT JOIN silver.predicates v ON v.namespace = f.namespace AND v.predicate = f.predicate
                    WHERE f.bronze_event_id = c.bronze_event_id
@@ -405,3 +407,4 @@ def replaced_first(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
             out.pop(here)
             out.insert(place, {**result, "score": out[place]["score"]})
     return out
+
