@@ -99,4 +99,9 @@ CASES: list[PresentCase] = [
         Said("user:elif", "I speak Finnish fluently, grew up in Tampere", "old"),
         Said("user:elif", "I also speak Basque now, after two years of evening classes", "new"),
     ), "What languages does Elif speak?", ("finnish", "basque")),
+    # the first turn's belief lands in the catch-all ``states``, which tells no slot apart
+    PresentCase("tier-in-a-note", "present", (
+        Said("agent:accounts", "Customer Ilse Brandt is on the Basic tier, invoiced quarterly.", "old"),
+        Said("agent:accounts", "Ilse Brandt upgraded to the Gold tier this morning, invoiced yearly.", "new"),
+    ), "Which tier is Ilse Brandt on?", ("gold",), ("basic",)),
 ]

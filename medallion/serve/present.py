@@ -52,6 +52,7 @@ from typing import Any
 
 import numpy as np
 
+from medallion.silver import entities
 from medallion.silver.chunks import speaker
 from medallion.silver.embed import vector_of
 from medallion.silver.resolve import NEWS_WINDOW
@@ -63,6 +64,7 @@ from medallion.silver.resolve import NEWS_WINDOW
 # apart (0.42-0.51); its closeness to the question does (0.22-0.31 further than the answer).
 SIMILAR = 0.40  # cosine between two candidates' stored embeddings: "the same kind of thing"
 MARGIN = 0.20  # how much closer to the question one member of a cluster may be than another
+SIMILAR_CHANGED = 0.25  # the same, when the later of the two says it changes something (:func:`says_change`)
 WINDOW_EVENTS = 10  # the results of the first N distinct events are looked at; the rest keep their order
 PAST_TELLING = NEWS_WINDOW  # a belief dated this much before its telling is a story about before (as in the ledger)
 _QUOTED = 40  # the leading characters of a turn that identify it inside another chunk's context
@@ -120,6 +122,7 @@ class Candidate:
     names: tuple[frozenset[str], ...] = ()  # each name it is about, as its set of tokens
     words: frozenset[str] = field(default_factory=frozenset)  # its own words and its names' tokens
     many: bool = False  # of a many-valued meaning: never reordered
+    changes: bool = False  # its words say something took another's place ("now", "new", "no longer", "quit")
     fact: bool = False  # a belief (else a chunk of raw text)
     curated: bool = False  # a belief in a curated slot: the ledger's verdict on it is trusted
 
@@ -143,6 +146,9 @@ def linked(a: Candidate, b: Candidate, threshold: float = SIMILAR, margin: float
         return False  # two beliefs of one turn (neither is newer), or two the ledger told apart by curated slots
     if a.fact and b.fact and not set(a.names) & set(b.names):
         return False  # two beliefs have exact subjects: "Quillmoor Reader" is not "Quillmoor"
+    newer = a if (a.when, _order(a.event)) > (b.when, _order(b.event)) else b
+    if newer.changes:  # the later turn says it replaces something: a looser likeness suffices
+        threshold = min(threshold, SIMILAR_CHANGED)
     return (same_subject(a, b) and abs(a.to_question - b.to_question) <= margin
             and cosine(a.vector, b.vector) >= threshold)
 
@@ -218,11 +224,12 @@ def newest_first(items: Sequence[Candidate], threshold: float = SIMILAR,
 # (id, embedding, names, cardinalities, speaker, context, curated, said at). Search embeds it in its
 # one statement (``serve/retrieve.py``) for every candidate that may reach the window. Each fact is
 # looked up by its key (a lateral probe), however many candidates the planner expects. A cardinality
-# counts only where the slot is curated (a learned slot's "many" is a default, not a meaning).
+# counts only where the slot is curated (a learned slot's "many" is a default, not a meaning), and the
+# catch-all ``states`` is no slot: it tells nothing apart, so it is neither curated nor many-valued here.
 ITEMS_SQL = """
 SELECT f.fact_id, f.embedding, ARRAY[e.canonical_name] || e.aliases,
-       ARRAY[CASE WHEN p.origin = 'curated' THEN f.cardinality ELSE 'one' END], NULL::text, NULL::text,
-       coalesce(p.origin = 'curated', false),
+       ARRAY[CASE WHEN p.origin = 'curated' AND f.predicate <> 'states' THEN f.cardinality ELSE 'one' END],
+       NULL::text, NULL::text, coalesce(p.origin = 'curated' AND f.predicate <> 'states', false),
        (SELECT ev.occurred_at FROM gold.event_provenance ev WHERE ev.event_id = f.bronze_event_id OFFSET 0)
 FROM (SELECT DISTINCT id FROM ({facts}) ids (id)) ids
 CROSS JOIN LATERAL (SELECT f.fact_id, f.embedding, f.subject_id, f.cardinality, f.namespace, f.predicate,
@@ -236,8 +243,9 @@ FROM silver.chunks c
 LEFT JOIN LATERAL (SELECT p.actor, p.occurred_at FROM gold.event_provenance p WHERE p.event_id = c.bronze_event_id
                    OFFSET 0) p ON true
 LEFT JOIN LATERAL (SELECT array_agg(DISTINCT e.canonical_name) AS names,
-                          array_agg(DISTINCT CASE WHEN v.origin = 'curated' THEN f.cardinality ELSE 'one' END) AS cards,
-                          bool_and(v.origin IS NOT DISTINCT FROM 'curated') AS curated
+                          array_agg(DISTINCT CASE WHEN v.origin = 'curated' AND f.predicate <> 'states'
+                                    THEN f.cardinality ELSE 'one' END) AS cards,
+                          bool_and(v.origin IS NOT DISTINCT FROM 'curated' AND f.predicate <> 'states') AS curated
                    FROM silver.facts f JOIN silver.entities e ON e.entity_id = f.subject_id
                    LEFT JOIN silver.predicates v ON v.namespace = f.namespace AND v.predicate = f.predicate
                    WHERE f.bronze_event_id = c.bronze_event_id
@@ -297,6 +305,7 @@ def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, An
         named = [n for n in (names or []) if n]
         if item.get("kind") == "chunk" and not named and said & FIRST_PERSON and speaker(actor):
             named.append(speaker(actor))  # no belief says whom the turn is about: its speaker
+        named += [i for n in named if (i := entities.identifier(n)) is not None]  # "Ticket 3301" is "3301" too
         name_sets = tuple(frozenset(tokens(n)) for n in dict.fromkeys(named) if tokens(n))
         cards = [c for c in (cards or []) if c]
         array = vector_of(vector)
@@ -307,7 +316,8 @@ def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, An
             to_question=cosine(array, query) if array is not None else 0.0, event=event, follows=follows,
             names=name_sets, fact=item.get("kind") == "fact", curated=bool(curated),
             words=frozenset(set().union(*name_sets) if item.get("kind") == "fact" else said.union(*name_sets)),
-            many=bool(cards) and all(c == "many" for c in cards)))
+            many=bool(cards) and all(c == "many" for c in cards),
+            changes=says_change(str(item.get("statement") or ""))))
     return out
 
 
@@ -405,3 +415,17 @@ def replaced_first(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
             out.pop(here)
             out.insert(place, {**result, "score": out[place]["score"]})
     return out
+
+
+
+# Words that say a value took another's place or ended. Query time reads more of them than the ledger
+# (silver/slot_meaning.states_change), since here they only loosen how alike two turns must be.
+_CHANGE_WORDS = re.compile(r"\b(?:now|new|no\s+longer|any\s*more|instead|switched|quit|passed\s+away|left|started|"
+                           r"moved|changed|finally|officially|reassigned|relocated|renamed|replaced|retired)\b", re.I)
+_ADDING_WORDS = re.compile(r"\b(?:also|too|another|as\s+well)\b", re.I)
+
+
+def says_change(text: str) -> bool:
+    """Whether a text says that something took another's place or ended: a change word ("now", "new",
+    "switched", "quit", "reassigned"), and no word that adds one more ("also")."""
+    return bool(_CHANGE_WORDS.search(text)) and not _ADDING_WORDS.search(text)

@@ -111,3 +111,17 @@ def test_a_superseded_chunk_is_still_not_served_as_current(tools: Tools) -> None
     assert asked
     for case in asked:
         assert all(h["current"] for h in tools.search(case.question, namespace=namespace_of(case), k=5))
+
+
+def test_the_catch_all_states_is_no_slot_to_the_stage(tools: Tools) -> None:
+    """A belief kept in ``states`` (no relation read) tells no slot apart: the stage reads it as neither
+    curated nor many-valued, so a later turn in a curated slot ("upgraded to the Gold tier") can still
+    replace it at query time."""
+    namespace = namespace_of(next(c for c in CASES if c.id == "tier-in-a-note"))
+    with tools.scope([namespace]) as conn:
+        states = [r[0] for r in conn.execute(
+            "SELECT fact_id FROM silver.facts WHERE namespace = %s AND predicate = 'states'", (namespace,))]
+        assert states, "the case's first turn is kept in states"
+        rows = conn.execute(present.items_sql("SELECT unnest(%(facts)s::text[])", "SELECT NULL::text WHERE false"),
+                            {"facts": states}).fetchall()
+    assert [(row[3], row[6]) for row in rows] == [(["one"], False)] * len(states)

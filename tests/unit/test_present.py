@@ -8,6 +8,7 @@ depends on the order staying as the words ranked it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -18,11 +19,15 @@ from medallion.serve.present import (
     asks_about_before,
     asks_for_many,
     clusters,
+    linked,
     newest_first,
     replaced_first,
     said_when,
+    same_subject,
+    says_change,
     tokens,
 )
+from medallion.serve.present import candidates as present_candidates
 
 
 def _item(key: str, day: int, vector: list[float], *, names: tuple[str, ...] = ("selma",), text: str = "",
@@ -216,3 +221,39 @@ def test_a_replaced_belief_takes_its_successors_place() -> None:
     order = replaced_first(results)
     assert [r.get("fact_id") or r.get("chunk_id") for r in order] == ["old", "new", "c", "other"]
     assert order[0]["score"] == 0.9 and order[2]["score"] == 0.8
+
+
+LOOSELY_ALIKE = [0.15, 0.85, 0.5]  # cosine ≈ 0.31 with WORK: below SIMILAR, above SIMILAR_CHANGED
+
+
+@pytest.mark.parametrize(("text", "changes"), [
+    ("3301 reassigned: Dmitri owns it from now on", True),
+    ("I switched to the night shift", True),
+    ("Officially started at Lumora Press today", True),
+    ("I also speak Basque now", False),  # one more, not a replacement
+    ("Spent the weekend hiking the ridge trail", False),
+])
+def test_words_that_say_a_change(text: str, changes: bool) -> None:
+    assert says_change(text) is changes
+
+
+def test_a_later_turn_that_says_it_changes_something_needs_less_likeness() -> None:
+    old = _item("old", 5, WORK, names=("ticket 3301",), text="Ticket 3301 is assigned to Mireille")
+    later = _item("new", 6, LOOSELY_ALIKE, names=("ticket 3301",), text="3301 reassigned: Dmitri owns it now")
+    plain = replace(later, changes=False)
+    assert not linked(old, plain)
+    assert linked(old, replace(later, changes=True))
+    assert not linked(replace(old, changes=True), plain)  # the older turn's words do not count
+
+
+def test_a_records_name_is_its_identifier_too() -> None:
+    """A chunk that says only '3301 reassigned: …' is about the fact whose subject is 'Ticket 3301'."""
+    results = [{"kind": "fact", "fact_id": "f", "statement": "Ticket 3301 is assigned to Mireille.",
+                "valid_from": "2026-01-05T09:30:00+00:00", "provenance": {"bronze_event_id": 1}},
+               {"kind": "chunk", "chunk_id": "c", "statement": "3301 reassigned: Dmitri owns it from now on.",
+                "valid_from": "2026-01-06T09:30:00+00:00", "provenance": {"bronze_event_id": 2}}]
+    rows = {"f": ("f", None, ["Ticket 3301"], ["one"], None, None, False, None),
+            "c": ("c", None, [], [], "agent:desk", None, False, None)}
+    fact, chunk = present_candidates(rows, results, [1.0, 0.0, 0.0])
+    assert frozenset({"3301"}) in fact.names
+    assert same_subject(fact, chunk)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from medallion.distill.language.coordination import antecedent, clause_spans, resolve_anaphor
+from medallion.distill.language.coordination import antecedent, clause_spans, gapped_clauses, resolve_anaphor
 from medallion.silver import chunks
 from tests.support.distill_events import DISTILLER, make_event
 
@@ -34,6 +34,9 @@ TWO_SUBJECTS = [
      [("Alice", "drive", "Pelham Rook"), ("Alice's wife", "drive", "Dunmore Vale")]),
     ("My dad works at Tolland Mills and my mum runs a bakery.",
      [("Alice's dad", "works_at", "Tolland Mills")]),
+    # the second clause leaves out the first one's noun and verb (gapping)
+    ("Sunil's office is in Leeds and Mara's in York.",
+     [("Sunil's office", "located_in", "Leeds"), ("Mara's office", "located_in", "York")]),
 ]
 
 
@@ -193,3 +196,20 @@ def test_a_named_relative_gets_the_rest_of_the_clause(content: str, person: str,
 def test_a_string_of_digits_is_an_identifier_and_a_count_is_a_number(content: str,
                                                                     expected: tuple[str, str, Any]) -> None:
     assert expected in _triples(content)
+
+
+@pytest.mark.parametrize(("text", "clauses"), [
+    ("Jan's birthday is in May and Kim's in June, so it's a busy spring.",
+     ["Jan's birthday is in May.", "Kim's birthday is in June."]),
+    ("Ana's car is red and Bo's is blue.", ["Ana's car is red.", "Bo's car is blue."]),
+    ("Omar's flight is on Friday, and Lena's on Sunday.",
+     ["Omar's flight is on Friday.", "Lena's flight is on Sunday."]),
+    ("Max's dog is old and Max's cat is young.", []),  # one possessor, two nouns: not gapping
+    ("Ana's car is red and she loves it.", []),
+], ids=lambda v: str(v)[:30])
+def test_a_gapped_clause_gets_back_the_noun_and_verb_it_left_out(text: str, clauses: list[str]) -> None:
+    found = gapped_clauses(text)
+    assert [c for _, _, c in found] == clauses
+    if found:  # the spans tile the sentence up to the end of the second clause
+        assert found[0][0] == 0 and found[0][1] == found[1][0]
+        assert text[found[1][0]:found[1][1]].strip(" ,").startswith(("and", "Kim", "Bo", "Lena"))

@@ -194,6 +194,31 @@ def _tagged_spans(s: Sentence, text: str) -> list[tuple[int, int]]:
     return spans if all(text[a:b].strip() for a, b in spans) else []
 
 
+# "Jan's birthday is in May and Kim's in June": the second clause leaves out what it shares with the first
+# (gapping). Its possessor and what follows, with the first clause's noun and verb put back, is a clause.
+_GAPPED_RE = re.compile(
+    r"^(?P<p1>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)['’]s\s+(?P<noun>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+"
+    r"(?P<verb>is|are|was|were|falls|starts|ends)\s+(?P<r1>[^,;]+?),?\s+(?:and|while|but|whereas)\s+"
+    r"(?P<p2>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)['’]s\s+(?:(?P=verb)\s+)?(?!(?:is|are|was|were|not|also)\b)"
+    r"(?P<r2>[^,;.!?]+)")
+
+
+def gapped_clauses(text: str) -> list[tuple[int, int, str]]:
+    """The clauses of a sentence whose second clause leaves out the first one's noun, and maybe its verb
+    ("Jan's birthday is in May and Kim's in June" → "Jan's birthday is in May", "Kim's birthday is in
+    June"; "Ana's car is red and Bo's is blue"),
+    each as (start, end, text) with its span in ``text``; ``[]`` for any other sentence."""
+    m = _GAPPED_RE.match(text.strip())
+    if m is None or m["p1"] == m["p2"]:
+        return []
+    lead = len(text) - len(text.lstrip())
+    first = f"{m['p1']}'s {m['noun']} {m['verb']} {m['r1'].strip()}."
+    second = f"{m['p2']}'s {m['noun']} {m['verb']} {m['r2'].strip()}."
+    cut = lead + m.start("p2")
+    joint = re.search(r",?\s+(?:and|while|but|whereas)\s+$", text[:cut])
+    return [(0, joint.start() if joint else cut, first), (joint.start() if joint else cut, lead + m.end(), second)]
+
+
 def clause_text(text: str) -> str:
     """A clause as a sentence of its own: without the connective that joined it and the comma
     before the next one ("and Mittens is 7." → "Mittens is 7.")."""

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 
-from medallion.distill.language.coordination import clause_spans, clause_text, resolve_anaphor
+from medallion.distill.language.coordination import clause_spans, clause_text, gapped_clauses, resolve_anaphor
 from medallion.distill.language.lexicon import EMOTICON_RE
 from medallion.distill.language.sentences import (
     HEADER_RE,
@@ -147,6 +147,10 @@ def _turn_sentence_facts(ctx: Context, speaker: str | None, raw: str, span: tupl
     before named ("I got a new phone number. It's 555-0199 now."), and a sentence that speaks of
     several subjects ("I drive a Tesla and my wife drives a Camry") read clause by clause, each
     clause's facts with the clause's span (the span of its ``clause`` chunk, silver/chunks.py)."""
+    gapped = gapped_clauses(raw)
+    if gapped:  # "Jan's birthday is in May and Kim's in June": each clause whole
+        return [f for start, end, text in gapped
+                for f in _sentence_facts(ctx, speaker, text, (span[0] + start, span[0] + end))]
     pieces = clause_spans(raw)
     if not pieces:
         return _sentence_facts(ctx, speaker, resolve_anaphor(raw, previous, speaker), span)
