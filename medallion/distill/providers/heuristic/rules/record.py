@@ -57,7 +57,8 @@ _BARE_RE = re.compile(r"^(?P<attr>[a-z][a-z-]+)\s+(?P<value>[A-Z][\w'-]*(?:\s+[A
 # where a value ends: a reason or a time clause after it
 _VALUE_END_RE = re.compile(r"\s+(?:after|because|since|as|when|so|but|which|while|until|due\s+to)\s+.*$|\s*\(.*$")
 _NOW_RE = re.compile(rf"\b(?:now|{CHANGE_VERBS})\b", re.I)
-_PART_SPLIT_RE = re.compile(r",\s+|;\s+|\s+[-—–]\s+")
+# one part of a record line's body: up to a comma, a semicolon or a spaced dash
+_PART_RE = re.compile(r"[^,;—–]+?(?=,\s+|;\s+|\s+[-—–]\s+|$)")
 # attributes that are not fields of the record: a pronoun, a verb the copula frame caught
 _NOT_ATTR = frozenset({"it", "this", "that", "he", "she", "they", "we", "i", "there", "what", "which", "who",
                        "everything", "everyone", "nothing", "all"})
@@ -68,11 +69,11 @@ def read_record(ctx: Context, line: str, line_start: int) -> list[FactCandidate]
     m = RECORD_RE.match(line)
     if not m or (_YEAR_RE.match(m["label"]) and " " not in m["label"]):
         return []
-    label = m["label"].lstrip("#") if m["label"].startswith("#") else m["label"]
+    label = m["label"].lstrip("#")
     body = m["body"].strip()
     out: list[FactCandidate] = []
     pos = m.start("body")
-    parts = [(p.start(), p.group()) for p in re.finditer(r"[^,;—–]+?(?=,\s+|;\s+|\s+[-—–]\s+|$)", body)]
+    parts = [(p.start(), p.group()) for p in _PART_RE.finditer(body)]
     heading = m["attr"] if m["attr"] and not _NOW_RE.fullmatch(m["attr"]) and not m["attr"].endswith("ed") else None
     for offset, part in parts:
         text = part.strip().rstrip(".!")
