@@ -104,4 +104,14 @@ CASES: list[PresentCase] = [
         Said("agent:accounts", "Customer Ilse Brandt is on the Basic tier, invoiced quarterly.", "old"),
         Said("agent:accounts", "Ilse Brandt upgraded to the Gold tier this morning, invoiced yearly.", "new"),
     ), "Which tier is Ilse Brandt on?", ("gold",), ("basic",)),
+    # Two learned slots the ledger has already closed a belief in (another person's) are slots it tracks:
+    # a later belief in the one is no update of the other, however alike the sentences read.
+    PresentCase("two-tracked-learned-slots", "unrelated", (
+        Said("agent:registry", "Mira Sandoval is a citizen of Chile.", "other"),
+        Said("agent:registry", "Oskar Lindqvist is a citizen of Norway.", "old"),
+        Said("agent:registry", "Mira Sandoval is a citizen of Peru.", "other"),
+        Said("agent:registry", "Tobias Renner is affiliated with the religion of Buddhism.", "other"),
+        Said("agent:registry", "Tobias Renner is affiliated with the religion of Jainism.", "other"),
+        Said("agent:registry", "Oskar Lindqvist is affiliated with the religion of Shinto.", "other"),
+    ), "What is the country of citizenship of Oskar Lindqvist?", ("norway",), ("shinto",)),
 ]

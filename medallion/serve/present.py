@@ -14,10 +14,14 @@ this stage does what that reader does, without naming any relation:
 * a candidate is about a subject when the subject's name is among its names (a fact's subject and
   its aliases; for a chunk, the subjects of the facts its event stated where they overlap it, else its
   speaker when it speaks in the first person) or, for a chunk, its words (a note names its subject);
-* two beliefs of one subject in curated slots are never clustered with each other, nor such a
+* two beliefs of one subject in trusted slots are never clustered with each other, nor such a
   belief with a turn that stated another of its subject: the ledger compared them by slots it can
-  trust, and had they filled one slot the older would be closed; a belief in a learned slot ("picked
-  up a used Leaf") is clustered, since its slot says nothing about the other; two beliefs of one
+  trust, and had they filled one slot the older would be closed. A slot is trusted when it is curated
+  (not the catch-all ``states``) or learned and already used by the ledger to close a belief (its
+  ``silver.predicates`` row counts fewer current facts than facts): "is a citizen of" and "is
+  affiliated with the religion of", each with a replaced value somewhere in the namespace, are two
+  tracked slots, not one meaning said twice. A belief in a learned slot nothing was ever closed in
+  ("picked up a used Leaf") is clustered, since its slot says nothing about the other; two beliefs of one
   turn are never clustered (neither is newer); when the question names a subject, only candidates
   about it are clustered;
 * when the question is about the present (:func:`about_the_present`), the newest turn of each
@@ -124,7 +128,7 @@ class Candidate:
     many: bool = False  # of a many-valued meaning: never reordered
     changes: bool = False  # its words say something took another's place ("now", "new", "no longer", "quit")
     fact: bool = False  # a belief (else a chunk of raw text)
-    curated: bool = False  # a belief in a curated slot: the ledger's verdict on it is trusted
+    curated: bool = False  # a belief in a trusted slot (curated, or learned and used to close one): its verdict stands
 
 
 def _mentions(name: frozenset[str], item: Candidate) -> bool:
@@ -226,10 +230,12 @@ def newest_first(items: Sequence[Candidate], threshold: float = SIMILAR,
 # looked up by its key (a lateral probe), however many candidates the planner expects. A cardinality
 # counts only where the slot is curated (a learned slot's "many" is a default, not a meaning), and the
 # catch-all ``states`` is no slot: it tells nothing apart, so it is neither curated nor many-valued here.
+# The "curated" column says trusted: a curated slot, or a learned one the ledger has closed a belief in.
 ITEMS_SQL = """
 SELECT f.fact_id, f.embedding, ARRAY[e.canonical_name] || e.aliases,
        ARRAY[CASE WHEN p.origin = 'curated' AND f.predicate <> 'states' THEN f.cardinality ELSE 'one' END],
-       NULL::text, NULL::text, coalesce(p.origin = 'curated' AND f.predicate <> 'states', false),
+       NULL::text, NULL::text, coalesce((p.origin = 'curated' OR p.current_count < p.fact_count)
+                                        AND f.predicate <> 'states', false),
        (SELECT ev.occurred_at FROM gold.event_provenance ev WHERE ev.event_id = f.bronze_event_id OFFSET 0)
 FROM (SELECT DISTINCT id FROM ({facts}) ids (id)) ids
 CROSS JOIN LATERAL (SELECT f.fact_id, f.embedding, f.subject_id, f.cardinality, f.namespace, f.predicate,
@@ -245,7 +251,8 @@ LEFT JOIN LATERAL (SELECT p.actor, p.occurred_at FROM gold.event_provenance p WH
 LEFT JOIN LATERAL (SELECT array_agg(DISTINCT e.canonical_name) AS names,
                           array_agg(DISTINCT CASE WHEN v.origin = 'curated' AND f.predicate <> 'states'
                                     THEN f.cardinality ELSE 'one' END) AS cards,
-                          bool_and(v.origin IS NOT DISTINCT FROM 'curated' AND f.predicate <> 'states') AS curated
+                          bool_and(coalesce(v.origin = 'curated' OR v.current_count < v.fact_count, false)
+                                   AND f.predicate <> 'states') AS curated
                    FROM silver.facts f JOIN silver.entities e ON e.entity_id = f.subject_id
                    LEFT JOIN silver.predicates v ON v.namespace = f.namespace AND v.predicate = f.predicate
                    WHERE f.bronze_event_id = c.bronze_event_id

@@ -125,3 +125,19 @@ def test_the_catch_all_states_is_no_slot_to_the_stage(tools: Tools) -> None:
         rows = conn.execute(present.items_sql("SELECT unnest(%(facts)s::text[])", "SELECT NULL::text WHERE false"),
                             {"facts": states}).fetchall()
     assert [(row[3], row[6]) for row in rows] == [(["one"], False)] * len(states)
+
+
+def test_a_learned_slot_the_ledger_closed_a_belief_in_is_trusted(tools: Tools) -> None:
+    """A learned slot in which the ledger has replaced a value (Mira's citizenship) is one it tracks, so
+    the stage trusts it as it trusts a curated slot; a learned slot with nothing closed is not trusted."""
+    namespace = namespace_of(next(c for c in CASES if c.id == "two-tracked-learned-slots"))
+    with tools.scope([namespace]) as conn:
+        facts = conn.execute(
+            "SELECT f.fact_id, p.origin, p.fact_count > p.current_count FROM silver.facts f "
+            "JOIN silver.predicates p USING (namespace, predicate) WHERE f.namespace = %s", (namespace,)).fetchall()
+        assert {origin for _, origin, _ in facts} == {"learned"}
+        rows = conn.execute(present.items_sql("SELECT unnest(%(facts)s::text[])", "SELECT NULL::text WHERE false"),
+                            {"facts": [f[0] for f in facts]}).fetchall()
+    closed_in = {fact_id: closed for fact_id, _, closed in facts}
+    assert any(closed_in.values())
+    assert {row[0]: row[6] for row in rows} == closed_in
