@@ -60,6 +60,8 @@ _KEEP = frozenset({"states", "plans", "goal"})
 # of X") is its own slot; a passive with its agent ("founded by X", "written by X") says what was done to the
 # subject, which no person's slot holds. Both scored 0.75-0.79 to member_of or lives_in by meaning alone.
 _OWN_KIND = re.compile(r"\b(?:the|a|an)\s+[a-z]+\s+of\s+[A-Z0-9]")
+# The same read off the relation phrase, whatever the value's case ("associated with the sport of kabaddi")
+_OWN_KIND_RELATION = re.compile(r"\b(?:the|a|an)\s+[a-z]+\s+of$")
 _BY_AGENT = re.compile(r"(?:^|\s)(?:[a-z]+ed|made|written|built|run|led|owned|done|drawn|sung|held|won|"
                        r"known|begun|founded)\s+by$")
 # Slots whose values are times, dates, amounts or numbers: a value with no digit and no word of the calendar
@@ -114,7 +116,8 @@ def eligible(c: FactCandidate) -> bool:
     kind = "entity" if c.object_entity else c.value_type
     if c.predicate in _KEEP or kind not in mappable_types():
         return False  # a value no curated example holds could not be mapped: not worth an encode
-    if _OWN_KIND.search(c.statement) or _BY_AGENT.search(c.relation or c.predicate.replace("_", " ")):
+    relation = c.relation or c.predicate.replace("_", " ")
+    if _OWN_KIND.search(c.statement) or _OWN_KIND_RELATION.search(relation) or _BY_AGENT.search(relation):
         return False  # the phrase names its own kind of value, or its subject is what was done: keep it
     if c.predicate not in predicates():
         return True

@@ -184,3 +184,18 @@ def test_the_prototypes_are_encoded_once_per_model() -> None:
 
     first = slot_meaning.meaning_for("test-fingerprint", encode)
     assert slot_meaning.meaning_for("test-fingerprint", encode) is first and len(calls) == 1
+
+
+def test_a_relation_that_names_its_value_kind_keeps_its_slot_whatever_the_case() -> None:
+    """'associated with the sport of kabaddi' names the kind of its value in the relation itself: it is
+    its own slot, with a lowercase value as with a capitalised one, and is not mapped to member_of."""
+    for value in ("kabaddi", "Kabaddi"):
+        c = FactCandidate(subject="Wicketkeeper", predicate="associated_with_sport", value=value,
+                          statement=f"Wicketkeeper is associated with the sport of {value}.", valid_from=AT,
+                          confidence=0.5, object_entity=value, value_type="entity",
+                          relation="associated with the sport of")
+        assert not slot_meaning.eligible(c), value
+    joined = FactCandidate(subject="Dana", predicate="accept_position_at", value="Northwind", valid_from=AT,
+                           statement="Dana accepted a position at Northwind.", confidence=0.5,
+                           object_entity="Northwind", value_type="entity", relation="accepted a position at")
+    assert slot_meaning.eligible(joined)
