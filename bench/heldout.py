@@ -4,7 +4,8 @@ Why: the development set (``tests/plain_language_cases.py``, run by ``bench/plai
 the distiller and search were built against, so its pass rate overstates how the memory does on chat
 written by someone else. ``tests/heldout_cases.py`` holds cases written elsewhere and never tuned on;
 this module is the one place that loads them and decides whether each holds, and prints both sets
-side by side so a change that helps the one set and not the other shows.
+side by side so a change that helps the one set and not the other shows. The development cases
+written in the held-out format (``tests/development_cases.py``, tuned on) are printed beside them too.
 
 Loading: every case in its own namespace; its events remembered in order through
 ``tools.remember(..., derive_now=False)``, one day apart (chat → ``transcript``, note → ``note``,
@@ -149,11 +150,12 @@ def totals(rows: Sequence[dict[str, Any]], kinds: Sequence[str]) -> dict[str, An
 
 def side_by_side(sets: dict[str, dict[str, Any]]) -> str:
     """A table: one row per set and kind, passed/total and %."""
-    lines = [f"{'set':<12} {'kind':<14} {'passed':>9} {'%':>7}"]
+    width = max([12, *map(len, sets)])
+    lines = [f"{'set':<{width}} {'kind':<14} {'passed':>9} {'%':>7}"]
     for name, by_kind in sets.items():
         for kind, t in by_kind.items():
             share = "-" if t["percent"] is None else f"{t['percent']:.1f}"
-            lines.append(f"{name:<12} {kind:<14} {t['passed']:>4}/{t['total']:<4} {share:>7}")
+            lines.append(f"{name:<{width}} {kind:<14} {t['passed']:>4}/{t['total']:<4} {share:>7}")
     return "\n".join(lines)
 
 
@@ -198,6 +200,14 @@ def main() -> None:
         sets["development"] = totals(dev_rows, list(dict.fromkeys(str(r["kind"]) for r in dev_rows)))
         result["development"] = {"totals": sets["development"], "derive_seconds": dev["derive_seconds"],
                                  "failed": [r["id"] for r in dev["cases"] if not r["passed"]]}  # type: ignore[union-attr]
+    if not args.no_dev:
+        # the development cases in the held-out format (tests/development_cases.py), judged the same way
+        from tests.development_cases import CASES as TUNED
+
+        tuned = run_heldout(TUNED, failures_only=True)
+        sets["development (held-out format)"] = tuned["totals"]
+        result["development_heldout_format"] = {
+            "totals": tuned["totals"], "failed": [r["id"] for r in tuned["cases"] if not r["passed"]]}
     print()
     print(side_by_side(sets))
     if args.json:
