@@ -200,7 +200,6 @@ def main() -> None:
         sets["development"] = totals(dev_rows, list(dict.fromkeys(str(r["kind"]) for r in dev_rows)))
         result["development"] = {"totals": sets["development"], "derive_seconds": dev["derive_seconds"],
                                  "failed": [r["id"] for r in dev["cases"] if not r["passed"]]}  # type: ignore[union-attr]
-    if not args.no_dev:
         # the development cases in the held-out format (tests/development_cases.py), judged the same way
         from tests.development_cases import CASES as TUNED
 

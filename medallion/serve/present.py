@@ -128,7 +128,7 @@ class Candidate:
     many: bool = False  # of a many-valued meaning: never reordered
     changes: bool = False  # its words say something took another's place ("now", "new", "no longer", "quit")
     fact: bool = False  # a belief (else a chunk of raw text)
-    curated: bool = False  # a belief in a trusted slot (curated, or learned and used to close one): its verdict stands
+    trusted: bool = False  # a belief in a trusted slot (:data:`TRUSTED_SLOT`): the ledger's verdict on it stands
 
 
 def _mentions(name: frozenset[str], item: Candidate) -> bool:
@@ -146,8 +146,8 @@ def linked(a: Candidate, b: Candidate, threshold: float = SIMILAR, margin: float
     turn as its context is not compared with it (the shared context, not the meaning, makes them close)."""
     if a.vector is None or b.vector is None or a.event in b.follows or b.event in a.follows:
         return False
-    if (a.fact and b.fact and a.event == b.event) or (a.curated and b.curated):
-        return False  # two beliefs of one turn (neither is newer), or two the ledger told apart by curated slots
+    if (a.fact and b.fact and a.event == b.event) or (a.trusted and b.trusted):
+        return False  # two beliefs of one turn (neither is newer), or two the ledger told apart by trusted slots
     if a.fact and b.fact and not set(a.names) & set(b.names):
         return False  # two beliefs have exact subjects: "Quillmoor Reader" is not "Quillmoor"
     newer = a if (a.when, _order(a.event)) > (b.when, _order(b.event)) else b
@@ -190,10 +190,10 @@ def clusters(items: Sequence[Candidate], threshold: float = SIMILAR,
 
 def _joins(items: Sequence[Candidate], group: list[int], item: Candidate, threshold: float) -> bool:
     """Whether ``item`` joins ``group``: linked to an item of the group's founding event, and, for a
-    belief in a curated slot, that event stated no such belief of its subject (the ledger kept the two
+    belief in a trusted slot, that event stated no such belief of its subject (the ledger kept the two
     apart: two slots)."""
     founding = [items[m] for m in group if items[m].event == items[group[0]].event]
-    if item.curated and item.fact and any(m.fact and m.curated and set(m.names) & set(item.names) for m in founding):
+    if item.trusted and item.fact and any(m.fact and m.trusted and set(m.names) & set(item.names) for m in founding):
         return False
     return any(linked(m, item, threshold) for m in founding)
 
@@ -225,17 +225,19 @@ def newest_first(items: Sequence[Candidate], threshold: float = SIMILAR,
 
 # ------------------------------------------------------------------ over served results
 # What the stage reads of the candidates whose ids the subqueries ``{facts}`` and ``{chunks}`` give:
-# (id, embedding, names, cardinalities, speaker, context, curated, said at). Search embeds it in its
+# (id, embedding, names, cardinalities, speaker, context, trusted, said at). Search embeds it in its
 # one statement (``serve/retrieve.py``) for every candidate that may reach the window. Each fact is
 # looked up by its key (a lateral probe), however many candidates the planner expects. A cardinality
 # counts only where the slot is curated (a learned slot's "many" is a default, not a meaning), and the
 # catch-all ``states`` is no slot: it tells nothing apart, so it is neither curated nor many-valued here.
-# The "curated" column says trusted: a curated slot, or a learned one the ledger has closed a belief in.
+# A slot is trusted when it is curated, or learned and already used by the ledger to close a belief (its
+# silver.predicates row, alias {p}, counts fewer current facts than facts); never the catch-all states.
+TRUSTED_SLOT = ("coalesce(({p}.origin = 'curated' OR {p}.current_count < {p}.fact_count)"
+                " AND f.predicate <> 'states', false)")
 ITEMS_SQL = """
 SELECT f.fact_id, f.embedding, ARRAY[e.canonical_name] || e.aliases,
        ARRAY[CASE WHEN p.origin = 'curated' AND f.predicate <> 'states' THEN f.cardinality ELSE 'one' END],
-       NULL::text, NULL::text, coalesce((p.origin = 'curated' OR p.current_count < p.fact_count)
-                                        AND f.predicate <> 'states', false),
+       NULL::text, NULL::text, """ + TRUSTED_SLOT.format(p="p") + """,
        (SELECT ev.occurred_at FROM gold.event_provenance ev WHERE ev.event_id = f.bronze_event_id OFFSET 0)
 FROM (SELECT DISTINCT id FROM ({facts}) ids (id)) ids
 CROSS JOIN LATERAL (SELECT f.fact_id, f.embedding, f.subject_id, f.cardinality, f.namespace, f.predicate,
@@ -244,15 +246,14 @@ JOIN silver.entities e ON e.entity_id = f.subject_id
 LEFT JOIN silver.predicates p ON p.namespace = f.namespace AND p.predicate = f.predicate
 UNION ALL
 SELECT c.chunk_id, c.embedding, coalesce(x.names, '{}'), coalesce(x.cards, '{}'), p.actor, c.context,
-       coalesce(x.curated, false), p.occurred_at
+       coalesce(x.trusted, false), p.occurred_at
 FROM silver.chunks c
 LEFT JOIN LATERAL (SELECT p.actor, p.occurred_at FROM gold.event_provenance p WHERE p.event_id = c.bronze_event_id
                    OFFSET 0) p ON true
 LEFT JOIN LATERAL (SELECT array_agg(DISTINCT e.canonical_name) AS names,
                           array_agg(DISTINCT CASE WHEN v.origin = 'curated' AND f.predicate <> 'states'
                                     THEN f.cardinality ELSE 'one' END) AS cards,
-                          bool_and(coalesce(v.origin = 'curated' OR v.current_count < v.fact_count, false)
-                                   AND f.predicate <> 'states') AS curated
+                          bool_and(""" + TRUSTED_SLOT.format(p="v") + """) AS trusted
                    FROM silver.facts f JOIN silver.entities e ON e.entity_id = f.subject_id
                    LEFT JOIN silver.predicates v ON v.namespace = f.namespace AND v.predicate = f.predicate
                    WHERE f.bronze_event_id = c.bronze_event_id
@@ -306,7 +307,7 @@ def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, An
     out = []
     for item in results:
         key = item.get("fact_id") or item.get("chunk_id")
-        _, vector, names, cards, actor, context, curated, said_at = rows.get(
+        _, vector, names, cards, actor, context, trusted, said_at = rows.get(
             key, (key, None, [], [], None, None, False, None))
         said = tokens(item.get("statement"))
         named = [n for n in (names or []) if n]
@@ -321,7 +322,7 @@ def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, An
         out.append(Candidate(
             key=str(key), when=said_when(_when(item.get("valid_from")), _when(said_at)), vector=array,
             to_question=cosine(array, query) if array is not None else 0.0, event=event, follows=follows,
-            names=name_sets, fact=item.get("kind") == "fact", curated=bool(curated),
+            names=name_sets, fact=item.get("kind") == "fact", trusted=bool(trusted),
             words=frozenset(set().union(*name_sets) if item.get("kind") == "fact" else said.union(*name_sets)),
             many=bool(cards) and all(c == "many" for c in cards),
             changes=says_change(str(item.get("statement") or ""))))

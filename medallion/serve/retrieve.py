@@ -199,9 +199,9 @@ def statement(plan: Plan) -> str:
         chunk_ids = "SELECT chunk_id FROM crow"
     if plan.present:
         ctes.append("pi AS (" + present.items_sql("SELECT id FROM cf", chunk_ids) + ")")
-        parts.append(_branch("i", "FROM pi x (id, emb, names, cards, actor, context, curated, said_at)", id="x.id",
+        parts.append(_branch("i", "FROM pi x (id, emb, names, cards, actor, context, trusted, said_at)", id="x.id",
                              emb="x.emb", arr="x.names", arr2="x.cards", a="x.actor", b="x.context",
-                             flag="x.curated", ts="x.said_at"))
+                             flag="x.trusted", ts="x.said_at"))
     return "WITH " + ",\n".join(ctes) + "\n" + "\nUNION ALL ".join(parts)
 
 

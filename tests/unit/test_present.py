@@ -128,8 +128,8 @@ def test_clusters_do_not_chain_through_an_ineligible_item() -> None:
 def test_two_beliefs_in_curated_slots_are_never_clustered_with_each_other() -> None:
     """The ledger compared them already: two current beliefs of one subject in curated slots are two slots."""
     old, new = _item("lives", 1, WORK), _item("role", 3, WORK_AGAIN)
-    items = [Candidate(**{**old.__dict__, "fact": True, "curated": True}),
-             Candidate(**{**new.__dict__, "fact": True, "curated": True})]
+    items = [Candidate(**{**old.__dict__, "fact": True, "trusted": True}),
+             Candidate(**{**new.__dict__, "fact": True, "trusted": True})]
     assert newest_first(items) == [0, 1]
 
 
@@ -160,9 +160,9 @@ def test_of_two_valid_from_one_time_the_later_said_wins() -> None:
 
 
 def test_a_belief_does_not_join_a_turn_that_stated_another_curated_belief_of_its_subject() -> None:
-    old_fact = Candidate(**{**_item("lives", 1, WORK, event="e1").__dict__, "fact": True, "curated": True})
+    old_fact = Candidate(**{**_item("lives", 1, WORK, event="e1").__dict__, "fact": True, "trusted": True})
     old_turn = _item("lives-turn", 1, WORK, event="e1")
-    new_fact = Candidate(**{**_item("role", 3, WORK_AGAIN, event="e2").__dict__, "fact": True, "curated": True})
+    new_fact = Candidate(**{**_item("role", 3, WORK_AGAIN, event="e2").__dict__, "fact": True, "trusted": True})
     new_turn = _item("role-turn", 3, WORK_AGAIN, event="e2")
     assert newest_first([old_fact, old_turn, new_fact]) == [0, 1, 2]
     assert newest_first([old_fact, old_turn, new_turn]) == [2, 0, 1]
