@@ -107,11 +107,11 @@ CASES: list[PresentCase] = [
     # Two learned slots the ledger has already closed a belief in (another person's) are slots it tracks:
     # a later belief in the one is no update of the other, however alike the sentences read.
     PresentCase("two-tracked-learned-slots", "unrelated", (
-        Said("agent:registry", "Mira Sandoval is a citizen of Chile.", "other"),
-        Said("agent:registry", "Oskar Lindqvist is a citizen of Norway.", "old"),
-        Said("agent:registry", "Mira Sandoval is a citizen of Peru.", "other"),
-        Said("agent:registry", "Tobias Renner is affiliated with the religion of Buddhism.", "other"),
-        Said("agent:registry", "Tobias Renner is affiliated with the religion of Jainism.", "other"),
-        Said("agent:registry", "Oskar Lindqvist is affiliated with the religion of Shinto.", "other"),
-    ), "What is the country of citizenship of Oskar Lindqvist?", ("norway",), ("shinto",)),
+        Said("agent:registry", "Mira Sandoval is registered in the canton of Vaud.", "other"),
+        Said("agent:registry", "Oskar Lindqvist is registered in the canton of Uri.", "old"),
+        Said("agent:registry", "Mira Sandoval is registered in the canton of Jura.", "other"),
+        Said("agent:registry", "Tobias Renner is taxed in the canton of Zug.", "other"),
+        Said("agent:registry", "Tobias Renner is taxed in the canton of Glarus.", "other"),
+        Said("agent:registry", "Oskar Lindqvist is taxed in the canton of Ticino.", "other"),
+    ), "Which canton is Oskar Lindqvist registered in?", ("uri",), ("ticino",)),
 ]

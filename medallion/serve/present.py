@@ -18,8 +18,8 @@ this stage does what that reader does, without naming any relation:
   belief with a turn that stated another of its subject: the ledger compared them by slots it can
   trust, and had they filled one slot the older would be closed. A slot is trusted when it is curated
   (not the catch-all ``states``) or learned and already used by the ledger to close a belief (its
-  ``silver.predicates`` row counts fewer current facts than facts): "is a citizen of" and "is
-  affiliated with the religion of", each with a replaced value somewhere in the namespace, are two
+  ``silver.predicates`` row counts fewer current facts than facts): "is registered in the canton of" and
+  "is taxed in the canton of", each with a replaced value somewhere in the namespace, are two
   tracked slots, not one meaning said twice. A belief in a learned slot nothing was ever closed in
   ("picked up a used Leaf") is clustered, since its slot says nothing about the other; two beliefs of one
   turn are never clustered (neither is newer); when the question names a subject, only candidates

@@ -60,7 +60,7 @@ _KEEP = frozenset({"states", "plans", "goal"})
 # of X") is its own slot; a passive with its agent ("founded by X", "written by X") says what was done to the
 # subject, which no person's slot holds. Both scored 0.75-0.79 to member_of or lives_in by meaning alone.
 _OWN_KIND = re.compile(r"\b(?:the|a|an)\s+[a-z]+\s+of\s+[A-Z0-9]")
-# The same read off the relation phrase, whatever the value's case ("associated with the sport of kabaddi")
+# The same read off the relation phrase, whatever the value's case ("enrolled in the school of dentistry")
 _OWN_KIND_RELATION = re.compile(r"\b(?:the|a|an)\s+[a-z]+\s+of$")
 _BY_AGENT = re.compile(r"(?:^|\s)(?:[a-z]+ed|made|written|built|run|led|owned|done|drawn|sung|held|won|"
                        r"known|begun|founded)\s+by$")

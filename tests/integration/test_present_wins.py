@@ -128,7 +128,7 @@ def test_the_catch_all_states_is_no_slot_to_the_stage(tools: Tools) -> None:
 
 
 def test_a_learned_slot_the_ledger_closed_a_belief_in_is_trusted(tools: Tools) -> None:
-    """A learned slot in which the ledger has replaced a value (Mira's citizenship) is one it tracks, so
+    """A learned slot in which the ledger has replaced a value (Mira's canton of registration) is one it tracks, so
     the stage trusts it as it trusts a curated slot; a learned slot with nothing closed is not trusted."""
     namespace = namespace_of(next(c for c in CASES if c.id == "two-tracked-learned-slots"))
     with tools.scope([namespace]) as conn:

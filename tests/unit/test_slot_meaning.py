@@ -187,13 +187,13 @@ def test_the_prototypes_are_encoded_once_per_model() -> None:
 
 
 def test_a_relation_that_names_its_value_kind_keeps_its_slot_whatever_the_case() -> None:
-    """'associated with the sport of kabaddi' names the kind of its value in the relation itself: it is
-    its own slot, with a lowercase value as with a capitalised one, and is not mapped to member_of."""
-    for value in ("kabaddi", "Kabaddi"):
-        c = FactCandidate(subject="Wicketkeeper", predicate="associated_with_sport", value=value,
-                          statement=f"Wicketkeeper is associated with the sport of {value}.", valid_from=AT,
+    """'enrolled in the school of dentistry' names the kind of its value in the relation itself: it is its
+    own slot, with a lowercase value as with a capitalised one, and is not compared with curated slots."""
+    for value in ("dentistry", "Dentistry"):
+        c = FactCandidate(subject="Tamsin", predicate="enrolled_in_school", value=value,
+                          statement=f"Tamsin is enrolled in the school of {value}.", valid_from=AT,
                           confidence=0.5, object_entity=value, value_type="entity",
-                          relation="associated with the sport of")
+                          relation="enrolled in the school of")
         assert not slot_meaning.eligible(c), value
     joined = FactCandidate(subject="Dana", predicate="accept_position_at", value="Northwind", valid_from=AT,
                            statement="Dana accepted a position at Northwind.", confidence=0.5,
