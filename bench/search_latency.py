@@ -185,13 +185,14 @@ def load_ledger(conn, admin, settings, n_facts: int, real_embeddings: int, seed:
     conn.execute("RESET maintenance_work_mem")
     timings["index_build_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    for table in ("bronze.events", "silver.entities", "silver.facts", "silver.chunks"):
+    for table in ("bronze.events", "silver.entities", "silver.facts", "silver.fact_terms", "silver.chunks"):
         admin.execute(f"ANALYZE {table}")  # the engine owns no table; ANALYZE needs the owner
     admin.execute("CHECKPOINT")
     timings["analyze_s"] = time.perf_counter() - t0
     indexes = [r[0] for r in conn.execute(
-        "SELECT indexname FROM pg_indexes WHERE schemaname = 'silver' AND tablename = 'facts' ORDER BY 1")]
-    assert {"facts_embedding", "facts_fts"} <= set(indexes), indexes
+        "SELECT indexname FROM pg_indexes WHERE schemaname = 'silver' AND tablename IN ('facts', 'fact_terms') "
+        "ORDER BY 1")]
+    assert {"facts_embedding", "fact_terms_tsv"} <= set(indexes), indexes
     counts = conn.execute(
         "SELECT count(*), count(*) FILTER (WHERE valid_to IS NULL) FROM silver.facts WHERE namespace = %s",
         (NAMESPACE,)).fetchone()

@@ -23,7 +23,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import psycopg
+from psycopg.adapt import Buffer, Loader
+from psycopg.pq import Format
 
 from medallion.serve import graph, present, served
 
@@ -191,8 +194,10 @@ def statement(plan: Plan) -> str:
     if plan.as_of:  # the events of the ledger's rows (about now, the served rows below are those rows)
         parts.append(_branch("ev", "FROM cf CROSS JOIN LATERAL (SELECT f.fact_id, f.bronze_event_id FROM silver.facts "
                              "f WHERE f.fact_id = cf.id) f", id="f.fact_id", ev="f.bronze_event_id"))
+    # OFFSET 0 keeps the lookup per candidate: flattened, the planner (expecting thousands of candidates)
+    # hashes every entity of the namespace to join a hundred facts to their subjects
     parts.append(_branch("f", f"FROM cf CROSS JOIN LATERAL ({served.FACT_SELECT.format(source=source)} "
-                         "WHERE f.fact_id = cf.id) x", id="x.fact_id", **_FACT_COLUMNS))
+                         "WHERE f.fact_id = cf.id OFFSET 0) x", id="x.fact_id", **_FACT_COLUMNS))
     chunk_ids = "SELECT NULL::text WHERE false"
     if plan.chunks:
         _chunk_parts(plan, ctes, parts)
@@ -250,6 +255,17 @@ def _chunk_parts(plan: Plan, ctes: list[str], parts: list[str]) -> None:
                              "WHERE f.fact_id = s.id) x", id="x.fact_id", **_FACT_COLUMNS))
 
 
+class VectorArrayLoader(Loader):
+    """A vector's binary form (dimensions, a reserved word, then big-endian float4s) read as a numpy
+    array in one call: pgvector's own loader builds each value in Python, about 20 µs a vector, and a
+    search reads about a hundred of them (the present stage compares the candidates' embeddings)."""
+
+    format = Format.BINARY
+
+    def load(self, data: Buffer) -> np.ndarray:
+        return np.frombuffer(data, dtype=">f4", offset=4).astype(float)
+
+
 def fetch(conn: psycopg.Connection, plan: Plan, params: dict[str, Any]) -> Fetched:
     """Run the statement and sort its rows by part.
 
@@ -258,6 +274,7 @@ def fetch(conn: psycopg.Connection, plan: Plan, params: dict[str, Any]) -> Fetch
     statement is long: planning it costs more than several of its lists).
     """
     with conn.cursor(binary=True) as cur:
+        cur.adapters.register_loader("vector", VectorArrayLoader)
         rows = cur.execute(statement(plan), params, prepare=True).fetchall()
     fetched = parse(rows)
     if not plan.as_of:

@@ -13,6 +13,7 @@ import pytest
 from medallion.bronze.ingest import ingest_events
 from medallion.db.connection import connect
 from medallion.serve import capabilities
+from medallion.serve.search import tsqueries
 from medallion.serve.tools import open_tools
 from medallion.settings import Settings
 from medallion.silver.derive import derive
@@ -30,7 +31,8 @@ def _event(i: int, actor: str, content: str, root: str, kind: str = "transcript"
 
 
 def _stats_disagreement(conn: psycopg.Connection) -> list[tuple[Any, ...]]:
-    """Rows where silver.fts_docs / fts_terms differ from a recount of the tables (both directions)."""
+    """Rows where silver.fts_docs / fts_terms / fact_terms differ from a recount of the tables (both
+    directions), or a lexeme's BM25 bounds understate what its documents hold."""
     stored_docs = "SELECT namespace, relation, docs, total_len FROM silver.fts_docs WHERE docs <> 0"
     counted_docs = ("SELECT namespace, 'facts', count(*), sum(length(tsv)) FROM silver.facts GROUP BY namespace "
                     "UNION ALL SELECT namespace, 'chunks', count(*), sum(length(tsv)) FROM silver.chunks "
@@ -43,6 +45,19 @@ def _stats_disagreement(conn: psycopg.Connection) -> list[tuple[Any, ...]]:
     for a, b in ((stored_docs, counted_docs), (counted_docs, stored_docs), (stored_terms, counted_terms),
                  (counted_terms, stored_terms)):
         rows += conn.execute(f"({a}) EXCEPT ({b})").fetchall()
+    # the facts' narrow full-text table holds exactly the facts, each believed as the ledger says
+    stored_words = "SELECT fact_id, namespace, believed, tsv::text FROM silver.fact_terms"
+    ledger_words = "SELECT fact_id, namespace, valid_to IS NULL, tsv::text FROM silver.facts"
+    for a, b in ((stored_words, ledger_words), (ledger_words, stored_words)):
+        rows += conn.execute(f"({a}) EXCEPT ({b})").fetchall()
+    # and each lexeme's bounds hold: at least the most occurrences in one document, at most the
+    # shortest document holding it
+    rows += conn.execute(
+        "SELECT t.* FROM silver.fts_terms t JOIN (SELECT x.namespace, x.relation, u.lexeme, "
+        "max(greatest(cardinality(u.positions), 1)) AS tf, min(length(x.tsv)) AS len FROM "
+        "(SELECT namespace, 'facts' AS relation, tsv FROM silver.facts UNION ALL "
+        "SELECT namespace, 'chunks', tsv FROM silver.chunks) x, unnest(x.tsv) u GROUP BY 1, 2, 3) c "
+        "USING (namespace, relation, lexeme) WHERE t.max_tf < c.tf OR t.min_len > c.len").fetchall()
     return rows
 
 
@@ -192,6 +207,56 @@ def test_bm25_statistics_stay_exact_through_inserts_deletes_and_rebuilds(
     assert _stats_disagreement(admin_conn) == []
     admin_conn.execute("DELETE FROM silver.chunks WHERE char_start = 0 AND text LIKE '%%City 1%%'")
     assert _stats_disagreement(admin_conn) == []
+    assert admin_conn.execute("SELECT count(*) FROM silver.fact_terms WHERE NOT believed").fetchone()[0] > 0
+    gone = "SELECT fact_id FROM silver.facts WHERE statement LIKE '%%City 2%%'"  # as an erasure deletes them
+    admin_conn.execute(f"DELETE FROM silver.edges WHERE fact_id IN ({gone})")
+    admin_conn.execute(f"DELETE FROM silver.facts WHERE fact_id IN ({gone})")
+    admin_conn.execute("UPDATE silver.facts SET valid_to = valid_from, superseded_at = recorded_at "
+                       "WHERE valid_to IS NULL AND statement LIKE '%%Firm%%'")  # a close outside the engine
+    assert _stats_disagreement(admin_conn) == []
+
+
+def _full_scan_bm25(conn: psycopg.Connection, query: str, k: int) -> list[tuple[str, float]]:
+    """BM25 over every believed fact of the namespace, with the same statistics and formula: what the
+    candidate passes of silver.fts_facts must agree with."""
+    return conn.execute(
+        "WITH s AS (SELECT * FROM silver.bm25_terms(%(ns)s, 'facts', %(q)s, 1000000)) "
+        "SELECT f.fact_id, sum(w.idf * tf.n * 2.2 / (tf.n + 1.2 * (0.25 + 0.75 * length(f.tsv) / s.avg_len)))::real "
+        "FROM silver.facts f CROSS JOIN s CROSS JOIN unnest(f.tsv) u "
+        "JOIN unnest(s.lexemes, s.idf) AS w(lexeme, idf) ON w.lexeme = u.lexeme "
+        "CROSS JOIN LATERAL (SELECT greatest(cardinality(u.positions), 1)::float8 AS n) tf "
+        "WHERE f.namespace = %(ns)s AND f.valid_to IS NULL GROUP BY f.fact_id ORDER BY 2 DESC, 1 LIMIT %(k)s",
+        {"ns": NS, "q": query, "k": k}).fetchall()
+
+
+def test_bm25_over_facts_ranks_as_a_scan_of_every_fact_would(
+        settings: Settings, engine_conn: psycopg.Connection, admin_conn: psycopg.Connection) -> None:
+    """The full-text list reads candidates in passes and skips a rare word none of whose documents could
+    reach the top k (silver.fts_rank); whatever it skips, its top k is the one a scan of every fact gives."""
+    ingest_events(engine_conn, [_event(1, "user:ann", "I live in Tromso.", "chat://s")], origin="test")
+    derive(engine_conn, settings)
+    texts = ([f"Alma Quist repaired {n} violins in the workshop." for n in range(12)]
+             + [f"The oboe number {n} needs a reed." for n in range(40)]
+             + ["A zither hangs on the wall.", "The zither zither zither solo."]
+             + [f"Alma keeps an oboe in locker {n}." for n in range(3)])
+    cols = [r[0] for r in admin_conn.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = 'silver' "
+        "AND table_name = 'facts' AND is_generated = 'NEVER' ORDER BY ordinal_position").fetchall()]
+    for n, text in enumerate(texts):
+        picked = {"fact_id": "%(id)s", "statement": "%(text)s", "cardinality": "'many'"}
+        admin_conn.execute(f"INSERT INTO silver.facts ({', '.join(cols)}) SELECT "
+                           f"{', '.join(picked.get(c, c) for c in cols)} FROM silver.facts "
+                           "WHERE namespace = %(ns)s LIMIT 1", {"id": f"bm25-{n:03d}", "text": text, "ns": NS})
+    with admin_conn.transaction():
+        admin_conn.execute("SELECT set_config('medallion.namespaces', %s, true)", (NS,))
+        for query in ("Alma Quist oboe zither", "zither oboe", "which violins did Alma Quist repair",
+                      "oboe reed locker", "Quist"):
+            for k in (1, 3, 5, 10, 20):
+                params = {"ns": NS, **tsqueries(query), "k": k}
+                ranked = admin_conn.execute(
+                    "SELECT fact_id, rank FROM silver.fts_facts(%(ns)s, %(tsq_all)s, %(tsq_pairs)s, %(tsq)s, "
+                    "%(k)s, true)", params).fetchall()
+                assert ranked == _full_scan_bm25(admin_conn, params["tsq"], k), (query, k)
 
 
 @pytest.mark.parametrize("function", ["fts_facts", "fts_chunks", "fts_passages"])
