@@ -1,4 +1,5 @@
--- Search speed at 100k facts, second step (issue 33, point 4); what search returns is unchanged.
+-- Search speed at 100k facts, second step (issue 33, point 4). What the full-text list returns is
+-- unchanged where none of its passes reaches its cap; the pairs pass changed (see fts_rank).
 --
 -- * silver.fact_terms: the full text of the facts in a narrow table of their own (id, namespace,
 --   whether the fact is believed now, tsvector), with the GIN index that used to sit on silver.facts.
@@ -32,8 +33,8 @@ CREATE INDEX fact_terms_tsv ON silver.fact_terms USING gin (tsv) WITH (fastupdat
 ALTER INDEX silver.entities_aliases SET (fastupdate = off);
 SELECT gin_clean_pending_list('silver.entities_aliases');
 
--- TG_OP selects what the statement did; transition tables `changed` (insert, delete) or `old_rows`
--- and `new_rows` (update)
+-- One function per kind of statement, each reading its transition tables: `changed` (insert,
+-- delete), `old_rows` and `new_rows` (update)
 CREATE FUNCTION silver.fact_terms_added() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, silver AS $$
 BEGIN
@@ -223,9 +224,11 @@ BEGIN
     -- BM25, k1 = 1.2, b = 0.75: Σ idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b · len / avg len)), set-based;
     -- u: a candidate's length and the query's lexemes in it, with their positions (tf)
     IF tbl = 'facts' THEN
-        -- the first two passes are ranked in full; a rare word whose best possible score alone is
-        -- below the p_limit-th of theirs adds no candidate that could rank (see the header): when every
-        -- lexeme of the query is one head word's only lexeme, a document outside those passes holds one
+        -- the first two passes are ranked in full; a rare word whose best possible score alone
+        -- (bm25_terms' top) is below the p_limit-th of theirs adds no candidate that could rank: when
+        -- those passes are complete and every lexeme of the query is one head word's only lexeme, a
+        -- document the rare pass finds outside them holds only its rare word (with another, the pair
+        -- of the two would have found it)
         SELECT coalesce(bool_and(cardinality(tsvector_to_array(to_tsvector('english', w))) <= 1), false)
                AND head IS NOT DISTINCT FROM s.lexemes
           INTO prunable
