@@ -167,24 +167,26 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, silver AS $$
                greatest(coalesce(max(d.total_len)::float8 / nullif(max(d.docs), 0), 1), 1) AS avg_len
         FROM silver.fts_docs d WHERE d.namespace = p_namespace AND d.relation = p_relation
     ), words AS (
-        SELECT w.lexeme, coalesce(t.ndoc, 0) AS ndoc, coalesce(t.max_tf, 0) AS max_tf, coalesce(t.min_len, 1) AS min_len,
+        SELECT w.lexeme, ln((tot.n - coalesce(t.ndoc, 0) + 0.5) / (coalesce(t.ndoc, 0) + 0.5) + 1) AS idf,
+               coalesce(t.max_tf, 0) AS max_tf, coalesce(t.min_len, 1) AS min_len, tot.avg_len,
                sum(coalesce(t.ndoc, 0)) OVER (ORDER BY coalesce(t.ndoc, 0), w.lexeme) AS running
         FROM (SELECT DISTINCT l AS lexeme
               FROM unnest(tsvector_to_array(to_tsvector('english', replace(p_any, '|', ' ')))) l) w
+        CROSS JOIN totals tot
         LEFT JOIN silver.fts_terms t ON t.namespace = p_namespace AND t.relation = p_relation AND t.lexeme = w.lexeme
     )
     SELECT array_agg(w.lexeme ORDER BY w.lexeme),
-           array_agg(ln((tot.n - w.ndoc + 0.5) / (w.ndoc + 0.5) + 1) ORDER BY w.lexeme),
-           max(tot.avg_len),
+           array_agg(w.idf ORDER BY w.lexeme),
+           max(w.avg_len),
            string_agg(quote_literal(w.lexeme), ' | ')
                FILTER (WHERE w.running <= p_cap OR w.running = (SELECT min(running) FROM words))::tsquery,
-           array_agg(ln((tot.n - w.ndoc + 0.5) / (w.ndoc + 0.5) + 1) * 2.2 * w.max_tf
-                     / (w.max_tf + 1.2 * (0.25 + 0.75 * w.min_len / tot.avg_len)) ORDER BY w.lexeme)
-    FROM words w CROSS JOIN totals tot
+           array_agg(w.idf * 2.2 * w.max_tf / (w.max_tf + 1.2 * (0.25 + 0.75 * w.min_len / w.avg_len)) ORDER BY w.lexeme)
+    FROM words w
 $$;
 REVOKE ALL ON FUNCTION silver.bm25_terms(text, text, text, integer) FROM PUBLIC;
 
--- BM25 over the facts reads silver.fact_terms, and skips the rare words that cannot rank (the chunks' branch is unchanged).
+-- BM25 over the facts reads silver.fact_terms and skips the rare words that cannot rank; both branches
+-- build their pairs pass from the head words' lexemes, one of them rare.
 CREATE OR REPLACE FUNCTION silver.fts_rank(p_relation text, p_namespace text, p_all text, p_pairs text, p_any text,
                                            p_limit integer, p_current_only boolean, p_before timestamptz,
                                            p_cap integer)
@@ -192,8 +194,10 @@ RETURNS TABLE (id text, rank real)
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, silver AS $fn$
 DECLARE
     s        record;
-    head     text[];   -- the lexemes of the pairs' words (the query's first eight content words)
-    pairs    tsquery;  -- any two of them
+    words    text;     -- the pairs' words (the query's first eight content words), space-separated
+    head     text[];   -- their lexemes
+    rarest   text[];   -- the query's lexemes in s.rare
+    pairs    tsquery;  -- any two head lexemes, one of them rare
     prunable boolean;
     tbl text := CASE p_relation WHEN 'facts' THEN 'facts' WHEN 'chunks' THEN 'chunks'
                                 WHEN 'passages' THEN 'chunks' END;
@@ -215,12 +219,12 @@ BEGIN
     -- pair on its own, and two common words are no pair, as a common word alone is no candidate (a
     -- namespace's thousands of "… time zone" facts are not candidates for every question that says
     -- "time zone"; a rare word of the question finds the ones it is about)
-    head := ARRAY(SELECT DISTINCT l FROM unnest(tsvector_to_array(
-                      to_tsvector('english', translate(p_pairs, '&|()', '    ')))) l ORDER BY l);
+    words := translate(p_pairs, '&|()', '    ');
+    head := ARRAY(SELECT DISTINCT l FROM unnest(tsvector_to_array(to_tsvector('english', words))) l ORDER BY l);
+    rarest := ARRAY(SELECT l FROM unnest(s.lexemes) l WHERE array_to_tsvector(ARRAY[l]) @@ s.rare);
     pairs := CASE WHEN cardinality(head) < 2 THEN to_tsquery('english', p_pairs) ELSE
              (SELECT string_agg(format('(%s & %s)', quote_literal(a), quote_literal(b)), ' | ')::tsquery
-              FROM unnest(head) a, unnest(head) b
-              WHERE a < b AND (array_to_tsvector(ARRAY[a]) @@ s.rare OR array_to_tsvector(ARRAY[b]) @@ s.rare)) END;
+              FROM unnest(head) a, unnest(head) b WHERE a < b AND (a = ANY(rarest) OR b = ANY(rarest))) END;
     -- BM25, k1 = 1.2, b = 0.75: Σ idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b · len / avg len)), set-based;
     -- u: a candidate's length and the query's lexemes in it, with their positions (tf)
     IF tbl = 'facts' THEN
@@ -232,7 +236,7 @@ BEGIN
         SELECT coalesce(bool_and(cardinality(tsvector_to_array(to_tsvector('english', w))) <= 1), false)
                AND head IS NOT DISTINCT FROM s.lexemes
           INTO prunable
-          FROM regexp_split_to_table(translate(p_pairs, '&|()', '    '), '\s+') w WHERE w <> '';
+          FROM regexp_split_to_table(words, '\s+') w WHERE w <> '';
         RETURN QUERY
         WITH a AS MATERIALIZED (
             SELECT t.fact_id AS id, t.tsv FROM silver.fact_terms t WHERE t.namespace = p_namespace
@@ -255,19 +259,21 @@ BEGIN
         ), rare AS (
             SELECT string_agg(quote_literal(w.lexeme), ' | ')::tsquery AS q
             FROM unnest(s.lexemes, s.top) AS w(lexeme, top) CROSS JOIN bar
-            WHERE array_to_tsvector(ARRAY[w.lexeme]) @@ s.rare AND (bar.v IS NULL OR w.top * 1.00001 >= bar.v)
+            WHERE w.lexeme = ANY(rarest) AND (bar.v IS NULL OR w.top * 1.00001 >= bar.v)
         ), more AS (
             SELECT t.fact_id AS id, t.tsv FROM silver.fact_terms t WHERE t.namespace = p_namespace
             AND t.tsv @@ (SELECT q FROM rare) AND (NOT p_current_only OR t.believed) LIMIT p_cap
         ), extra AS (
             SELECT m.id, m.tsv FROM more m WHERE m.id NOT IN (SELECT e.id FROM exact e)
+        ), ranked_extra AS (  -- as ranked, over the rare pass's other documents
+            SELECT u.id, sum(w.idf * tf.n * 2.2 / (tf.n + 1.2 * (0.25 + 0.75 * u.len / s.avg_len)))::real AS rank
+            FROM (SELECT c.id, length(c.tsv) AS len, (unnest(ts_filter(setweight(c.tsv, 'A', s.lexemes), '{a}'))).*
+                  FROM extra c) u
+            JOIN unnest(s.lexemes, s.idf) AS w(lexeme, idf) ON w.lexeme = u.lexeme
+            CROSS JOIN LATERAL (SELECT greatest(coalesce(cardinality(u.positions), 1), 1)::float8 AS n) tf
+            GROUP BY u.id
         )
-        SELECT x.id, x.rank FROM (SELECT * FROM ranked UNION ALL (SELECT u.id, sum(w.idf * tf.n * 2.2 / (tf.n + 1.2 * (0.25 + 0.75 * u.len / s.avg_len)))::real AS rank
-                FROM (SELECT c.id, length(c.tsv) AS len, (unnest(ts_filter(setweight(c.tsv, 'A', s.lexemes), '{a}'))).*
-                      FROM extra c) u
-                JOIN unnest(s.lexemes, s.idf) AS w(lexeme, idf) ON w.lexeme = u.lexeme
-                CROSS JOIN LATERAL (SELECT greatest(coalesce(cardinality(u.positions), 1), 1)::float8 AS n) tf
-                GROUP BY u.id)) x
+        SELECT x.id, x.rank FROM (SELECT * FROM ranked UNION ALL SELECT * FROM ranked_extra) x
         ORDER BY 2 DESC, 1 LIMIT p_limit;
     ELSE
         RETURN QUERY
