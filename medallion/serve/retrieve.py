@@ -23,12 +23,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import psycopg
-from psycopg.adapt import Buffer, Loader
-from psycopg.pq import Format
 
 from medallion.serve import graph, present, served
+from medallion.silver.embed import vector_arrays
 
 HOP_NODES = 1000  # nodes of the walk's third level read ahead (the first two are read whole)
 # Python's entity key (NFKC, case-folded, single spaces, no edge punctuation) as far as SQL computes it
@@ -255,17 +253,6 @@ def _chunk_parts(plan: Plan, ctes: list[str], parts: list[str]) -> None:
                              "WHERE f.fact_id = s.id) x", id="x.fact_id", **_FACT_COLUMNS))
 
 
-class VectorArrayLoader(Loader):
-    """A vector's binary form (dimensions, a reserved word, then big-endian float4s) read as a numpy
-    array in one call: pgvector's own loader builds each value in Python, about 20 µs a vector, and a
-    search reads about a hundred of them (the present stage compares the candidates' embeddings)."""
-
-    format = Format.BINARY
-
-    def load(self, data: Buffer) -> np.ndarray:
-        return np.frombuffer(data, dtype=">f4", offset=4).astype(float)
-
-
 def fetch(conn: psycopg.Connection, plan: Plan, params: dict[str, Any]) -> Fetched:
     """Run the statement and sort its rows by part.
 
@@ -273,8 +260,7 @@ def fetch(conn: psycopg.Connection, plan: Plan, params: dict[str, Any]) -> Fetch
     that after the server's first few custom plans the connection reuses one generic plan (the
     statement is long: planning it costs more than several of its lists).
     """
-    with conn.cursor(binary=True) as cur:
-        cur.adapters.register_loader("vector", VectorArrayLoader)
+    with vector_arrays(conn.cursor(binary=True)) as cur:
         rows = cur.execute(statement(plan), params, prepare=True).fetchall()
     fetched = parse(rows)
     if not plan.as_of:

@@ -22,6 +22,7 @@ from medallion.distill.predicates import learned_predicate
 from medallion.distill.types import FactCandidate, Neighbour
 from medallion.distill.vocabulary import Predicate, predicates
 from medallion.silver import entities
+from medallion.silver.embed import vector_arrays
 from medallion.silver.judge import canonical_value
 
 DIM = 384
@@ -168,14 +169,13 @@ class NamespaceState:
         self.matrix = np.zeros((256, DIM), dtype=np.float32)
         self.active = np.zeros(256, dtype=bool)
         self.row_ids: list[str] = []
-        for fid, sid, pred, card, value, statement, valid_from, authority, emb in conn.execute(
-            "SELECT fact_id, subject_id, predicate, cardinality, value, statement, valid_from, authority, embedding "
-            "FROM silver.facts WHERE namespace = %s AND valid_to IS NULL ORDER BY recorded_at, fact_id",
-            (namespace,),
-            binary=True,
-        ):
-            vec = np.asarray(emb.to_numpy() if hasattr(emb, "to_numpy") else emb, dtype=np.float32)
-            self.add(fid, sid, pred, card, value, statement, valid_from, authority, vec)
+        with vector_arrays(conn.cursor(binary=True)) as cur:
+            beliefs = cur.execute(
+                "SELECT fact_id, subject_id, predicate, cardinality, value, statement, valid_from, authority, "
+                "embedding FROM silver.facts WHERE namespace = %s AND valid_to IS NULL ORDER BY recorded_at, fact_id",
+                (namespace,)).fetchall()
+        for fid, sid, pred, card, value, statement, valid_from, authority, emb in beliefs:
+            self.add(fid, sid, pred, card, value, statement, valid_from, authority, emb)
         # learned predicates keep the cardinality they were first seen with (rebuilds replay the same order)
         self.cardinalities: dict[str, str] = dict(conn.execute(
             "SELECT DISTINCT ON (predicate) predicate, cardinality FROM silver.facts WHERE namespace = %s "
