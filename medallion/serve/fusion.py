@@ -14,7 +14,7 @@ a handful of lists of 50 candidates each make the first ranks decisive.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 RRF_K = 10
@@ -22,11 +22,15 @@ OWN_SHARE = 1e-3  # an item's own fused score, scaled to stay below any gap betw
 
 
 def fuse(lists: Mapping[str, Sequence[str]], event_of: Mapping[str, Hashable],
-         weights: Mapping[str, float] | None = None, k: int = RRF_K) -> dict[str, float]:
+         weights: Mapping[str, float] | None = None, k: int = RRF_K,
+         event_only: Collection[str] = ()) -> dict[str, float]:
     """Score every item of ``lists`` (ranked ids, best first) by its event's fused rank.
 
     ``event_of`` maps an item to the Bronze event it came from; an item without one counts as its
-    own event. Returns item → score, higher is better.
+    own event. The lists named in ``event_only`` vote for events but not for which item of an event
+    comes first: search's lists of whole passages hold no sentence or clause, so counting them for
+    the passage would put a whole turn ahead of the one clause of it that answers, however much
+    better the lists of every unit rank that clause. Returns item → score, higher is better.
     """
     event_score: dict[Hashable, float] = {}
     own: dict[str, float] = {}
@@ -34,7 +38,7 @@ def fuse(lists: Mapping[str, Sequence[str]], event_of: Mapping[str, Hashable],
         weight = 1.0 if weights is None else weights.get(name, 1.0)
         seen: set[Hashable] = set()
         for rank, item in enumerate(ids, start=1):
-            own[item] = own.get(item, 0.0) + 1.0 / (k + rank)
+            own[item] = own.get(item, 0.0) + (0.0 if name in event_only else 1.0 / (k + rank))
             event = event_of.get(item, ("item", item))
             if event in seen:
                 continue

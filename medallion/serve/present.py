@@ -98,6 +98,35 @@ def tokens(text: Any) -> set[str]:
     return set(_TOKEN.findall(str(text or "").casefold()))
 
 
+# Capitalised words that name nothing: a note's opening word or a pronoun.
+_NOT_NAMES = frozenset((
+    "i", "a", "an", "the", "it", "its", "we", "my", "our", "he", "she", "his", "her", "they", "their", "this",
+    "that", "these", "those", "there", "so", "and", "but", "or", "ok", "okay", "yes", "no", "hi", "hey", "also",
+    "just", "please", "pls", "fyi", "re", "note", "update", "per", "as", "if", "when", "then",
+))
+# A capitalised word and the capitalised words or numbers right after it: "Thea Lindgren", "Ticket 4413".
+_CAPITALISED = re.compile(r"\b[A-Z][^\W_]*(?:[ -](?:[A-Z][^\W_]*|\d[\w-]*))*")
+
+
+def proper_words(text: str) -> list[str]:
+    """The names a text may be about: its runs of capitalised words, with the numbers that follow one
+    ("Heads up: Marisol moved the Ticket 4413 sync" → Heads, Marisol, Ticket 4413), without an opening
+    word that names nothing ("The"): what a turn is about when no belief of it says so."""
+    out = []
+    for run in _CAPITALISED.findall(text):
+        words = run.split()
+        while words and words[0].casefold() in _NOT_NAMES:
+            words.pop(0)
+        if words and any(c.isalpha() for c in words[0]):
+            out.append(" ".join(words))
+    return list(dict.fromkeys(out))
+
+
+# "Who owns Project Larkspur?", "Which team handles billing?": a wh-word (and its noun) followed by a verb
+# in the present third person asks about now as an auxiliary would.
+_PRESENT_VERB = re.compile(r"^\s*(?:who|what|which\s+[a-z-]+)\s+(?!(?:was|has|does|is|goes)\b)[a-z]+[^s'\W]s\b")
+
+
 def about_the_present(question: str) -> bool:
     """Whether the question asks about now: a present cue and no past one.
 
@@ -110,7 +139,7 @@ def about_the_present(question: str) -> bool:
     now = bool(words & NOW_WORDS) or any(p in lowered for p in PRESENT_PHRASES)
     if not now and _NOT_A_STATE.search(lowered):
         return False
-    return now or bool(words & PRESENT_WORDS)
+    return now or bool(words & PRESENT_WORDS) or bool(_PRESENT_VERB.match(lowered))
 
 
 @dataclass(frozen=True)
@@ -311,8 +340,11 @@ def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, An
             key, (key, None, [], [], None, None, False, None))
         said = tokens(item.get("statement"))
         named = [n for n in (names or []) if n]
-        if item.get("kind") == "chunk" and not named and said & FIRST_PERSON and speaker(actor):
-            named.append(speaker(actor))  # no belief says whom the turn is about: its speaker
+        if item.get("kind") == "chunk" and not named:
+            if said & FIRST_PERSON and speaker(actor):
+                named.append(speaker(actor))  # no belief says whom the turn is about: its speaker
+            else:
+                named += proper_words(str(item.get("statement") or ""))  # a note names whom it is about
         named += [i for n in named if (i := entities.identifier(n)) is not None]  # "Ticket 3301" is "3301" too
         name_sets = tuple(frozenset(tokens(n)) for n in dict.fromkeys(named) if tokens(n))
         cards = [c for c in (cards or []) if c]
@@ -410,11 +442,14 @@ def _successors(result: Mapping[str, Any]) -> list[str]:
 
 def replaced_first(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``results`` (served with the beliefs no longer held, best first) with each replaced belief
-    ahead of the belief that replaced it, taking its place and score: the mirror of the present
-    winning, for a question about before (:func:`asks_about_before`). Nothing else moves."""
+    ahead of the turn that replaced it (the replacing belief, or a text of its turn ranked above it),
+    taking its place and score: the mirror of the present winning, for a question about before
+    (:func:`asks_about_before`). Nothing else moves."""
     out = list(results)
     for result in results:
-        later = [i for i, r in enumerate(out) if r.get("fact_id") in _successors(result)]
+        successors = _successors(result)
+        turns = {_event(r) for r in out if r.get("fact_id") in successors} - {None}
+        later = [i for i, r in enumerate(out) if r.get("fact_id") in successors or _event(r) in turns]
         if not later:
             continue
         here = out.index(result)

@@ -139,12 +139,23 @@ def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]
     standing = verify(request, found)
     scores = fuse(found)
     results = serve(conn, request, found, scores, standing)
-    results.sort(key=lambda r: (-r["score"], r["kind"], r.get("fact_id") or r.get("chunk_id")))
+    results.sort(key=rank_key)
     if before:
         results = present.replaced_first(results)
     elif request.as_of is None:  # at a past moment the ledger of then answers; about now, the newest first
         results = present.reorder(request.query, vector, results, _items(conn, found, results))
     return (group_by_event(results) if request.per_event else results)[:request.k]
+
+
+# Of two texts of one turn that the lists rank alike, the smaller says less besides the answer.
+UNIT_ORDER = {"clause": 0, "sentence": 1, "passage": 2}
+
+
+def rank_key(result: dict[str, Any]) -> tuple[float, str, int, str]:
+    """Best first: the score, then a chunk before a fact (the turn's own words), then the smaller unit of
+    text, then the id (a stable order)."""
+    return (-result["score"], result["kind"], UNIT_ORDER.get(result.get("unit") or "", 0),
+            result.get("fact_id") or result.get("chunk_id") or "")
 
 
 def plan(request: SearchRequest, params: dict[str, Any]) -> retrieve.Plan:
@@ -239,9 +250,13 @@ def verify(request: SearchRequest, found: Candidates) -> dict[str, fusion.ChunkS
                                  found.fetched.standing)
 
 
+PASSAGE_LISTS = ("passage_vector", "passage_text")  # whole passages only: they vote for a turn, not for its unit
+
+
 def fuse(found: Candidates) -> dict[str, float]:
     """Turn-level fusion: every list votes once per Bronze event (``serve/fusion.py``)."""
-    return fusion.fuse(found.lists, found.event_of, weights={"graph": found.graph_weight})
+    return fusion.fuse(found.lists, found.event_of, weights={"graph": found.graph_weight},
+                       event_only=PASSAGE_LISTS)
 
 
 def serve(conn: psycopg.Connection, request: SearchRequest, found: Candidates, scores: dict[str, float],
@@ -283,7 +298,7 @@ def serve(conn: psycopg.Connection, request: SearchRequest, found: Candidates, s
             "kind": "chunk", "chunk_id": cid, "fact_id": None, "subject": None, "predicate": None, "value": None,
             "statement": snippet, "valid_from": silver_queries.iso(occurred_at), "valid_to": None, "recorded_at": None,
             "superseded_at": None, "authority": None, "confidence": None, "contested": False,
-            "current": stands.current, "score": round(scores[cid] * stands.factor, 6),
+            "current": stands.current, "score": round(scores[cid] * stands.factor * boost.get(event_id, 1.0), 6),
             "supports": list(stands.supports),
             "superseded_by": [superseding[f] for f in stands.superseded_by if f in superseding],
             "span": [start, end], "unit": unit,
@@ -300,7 +315,9 @@ def event_boosts(facts: list[dict[str, Any]], event_of: dict[str, Any]) -> dict[
     each matched the question (``fusion.fuse``). A boost per fact would put the turn's most
     important fact first whatever was asked ("Maren's husband is Arjun" above "Maren drives a
     Rook" for "What car does Maren drive?"); per event it still lifts a turn that holds an
-    important belief above other turns, and leaves the order inside the turn to the words."""
+    important belief above other turns, and leaves the order inside the turn to the words. The
+    turn's chunks take the same boost: the clause that answers stays ahead of a fact of its turn
+    that the words ranked lower."""
     boosts: dict[Any, float] = {}
     for fact in facts:
         event = event_of.get(fact["fact_id"])

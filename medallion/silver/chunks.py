@@ -19,11 +19,11 @@ import re
 
 import psycopg
 
-from medallion.distill.language.coordination import clause_spans
+from medallion.distill.language.coordination import clause_spans, value_spans
 
 MAX_CHARS = 800
 MIN_SENTENCE = 25  # a shorter sentence ("Wow!", "Thanks, Jon.") is joined to the next
-TURN_KINDS = frozenset({"transcript", "note"})  # split by sentence; documents, issues, commits by window
+TURN_KINDS = frozenset({"transcript", "note", "issue"})  # split by sentence; documents and commits by window
 CONTEXT_CHARS = 400  # of the previous turn: enough for a question, not a whole document
 _BOUNDARY = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
 
@@ -148,7 +148,8 @@ def clauses(content: str, parts: list[tuple[int, int]]) -> list[tuple[int, int]]
         for match in [*_BOUNDARY.finditer(content, start, end), None]:
             stop = match.start() if match is not None else end
             if stop > pos:
-                out += [(pos + a, pos + b) for a, b in clause_spans(content[pos:stop])]
+                sentence = content[pos:stop]
+                out += [(pos + a, pos + b) for a, b in clause_spans(sentence) or value_spans(sentence)]
             if match is not None:
                 pos = match.end()
     return out

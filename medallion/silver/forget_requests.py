@@ -52,6 +52,7 @@ _RELAYED = re.compile(
     rf"^{_WHO}\s+(?:has\s+|had\s+)?(?:asked|requested|wants|wanted|would\s+like)\s+"
     r"(?:(?:us|you|me|them|the\s+team)\s+to\s+(?P<ask>.+)"
     r"|(?:that\s+)?(?:we|you|I)\s+(?P<not>not\s+.+)"
+    r"|(?:that\s+)?(?:we|you)\s+(?P<ask2>.+)"
     r"|(?:that\s+)?(?P<obj>.+?)\s+(?:be|is|are|gets?)\s+(?:erased|deleted|removed|forgotten|purged|wiped|scrubbed|"
     r"dropped|discarded)(?P<tail>\b.*))$", re.DOTALL)
 _THEIRS = re.compile(r"\b(?:his|her|their)\b", re.IGNORECASE)  # in a relayed request: the asker's own
@@ -60,7 +61,7 @@ _STRONG_DELETE = re.compile(r"^(?:delete|erase|wipe|purge|scrub)$", re.IGNORECAS
 # "… from your memory / records / notes", said after the object.
 _FROM_MEMORY = re.compile(
     r"\s*+\b(?:from|out\s++of|in|on)\s++(?:(?:your|the|my|our)\s++)?(?:memory|memories|mind|records?|notes?|files?|database|"
-    r"system|brain|history|profile)\b.*$", re.IGNORECASE)
+    r"system|brain|history|profile|ticket|thread|account|chat|conversation)\b.*$", re.IGNORECASE)
 _TRAILING = re.compile(r"(?:[\s,]++(?:please|for\s+me|for\s+good|forever|permanently|completely|entirely|now|"
                        r"right\s+away|too|as\s+well|thanks?(?:\s+you)?|ok(?:ay)?))++\s*+$", re.IGNORECASE)
 _EVERYTHING = re.compile(
@@ -83,9 +84,11 @@ _ARTICLE = re.compile(r"^(?:about\s+)?(?:the|a|an|that|this|those|these|any|all|
 _FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i’m|i've|i’ve)\b", re.IGNORECASE)
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 _NEXT = (r"(?:let's|let’s|we|i|you|tell|what|how|ok(?:ay)?|thanks?|he|she|they|it|that|this|that's|it's|i'd|i'm|"
+         r"don't|don’t|idk|the|"
          r"that’s|it’s|i’d|i’m|just|delete|remove|forget|erase|scrap|wipe|purge|drop)\b")
 _CLAUSE_END = re.compile(
-    rf"(?:[;:–—]|,\s*+(?:(?:and|but|because|since|so|then)\s++)?{_NEXT}|\s(?:and|but|because|since|so|then)\s++{_NEXT}).*$",
+    rf"(?:[;:–—\U0001F300-\U0001FAFF\u2600-\u27BF]|,\s*+(?:(?:and|but|because|since|so|then)\s++)?{_NEXT}"
+    rf"|\s(?:and|but|because|since|so|then)\s++{_NEXT}|\s++please\b).*$",
     re.IGNORECASE)
 
 
@@ -113,7 +116,7 @@ def detect(text: str) -> ForgetRequest | None:
     sentence: a longer one is not read (which also bounds every pattern's work). It may follow a
     lead-in clause ("ugh, forget …", "Per HR, remove …", "1234: verified; don't keep …"): each
     sentence is read from its start, then from after each comma, semicolon or colon."""
-    for match in _SENTENCE.finditer(text or ""):
+    for match in _SENTENCE.finditer(spelled_out(text or "")):
         if match.end() - match.start() > MAX_SENTENCE:
             continue
         sentence = match.group().strip()
@@ -126,6 +129,15 @@ def detect(text: str) -> ForgetRequest | None:
 
 
 _CLAUSE_BREAK = re.compile(r"[,;:]\s*+")
+# Chat spellings of the function words a request is read by ("can u not remember my salary pls").
+_SHORTHAND = {"u": "you", "ur": "your", "pls": "please", "plz": "please", "pleeease": "please", "dont": "don't",
+              "cant": "can't", "wont": "won't", "thx": "thanks"}
+_SHORTHAND_RE = re.compile(r"\b(?:" + "|".join(_SHORTHAND) + r")\b", re.IGNORECASE)
+
+
+def spelled_out(text: str) -> str:
+    """``text`` with the chat spellings of function words written out ("u" → "you", "pls" → "please")."""
+    return _SHORTHAND_RE.sub(lambda m: _SHORTHAND[m.group(0).casefold()], text)
 # Generic words for "the information": "that info about my ex", "the therapist stuff".
 _GENERIC = re.compile(r"^(?:info|information|stuff|details?|data|things?|bits?|part|note|notes|entry|record)\s+"
                       r"(?:about|on|regarding|concerning|of)\s+(?P<x>.+)$", re.IGNORECASE)
@@ -170,8 +182,9 @@ def _relayed(match: re.Match[str], sentence: str) -> ForgetRequest | None:
     it is that person's own data when the object is theirs (his, her, their, or nothing said)."""
     who = match.group("who")
     named = who if who[:1].isupper() and who.casefold() not in ("he", "she", "they") else None
-    if match.group("ask") is not None:
-        inner = _request(_THEIRS.sub("my", match.group("ask"), count=1), sentence)
+    ask = match.group("ask") or match.group("ask2")
+    if ask is not None:
+        inner = _request(_THEIRS.sub("my", ask, count=1), sentence)
     elif match.group("not") is not None:
         inner = _request("do " + _THEIRS.sub("my", match.group("not"), count=1), sentence)
     else:

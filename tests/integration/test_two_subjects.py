@@ -41,6 +41,7 @@ class Case:
     expect: tuple[str, ...]
     reject: tuple[str, ...] = ()
     actor: str = "user:dana"
+    kind: str = "transcript"
 
 
 CASES = (
@@ -66,6 +67,13 @@ CASES = (
          "Which city does Meera live in?", ("Lisbon",)),
     Case("pronoun-email", "Priya set up a new work email. It's priya.n@kelpworks.io now.",
          "What is Priya's email address?", ("priya.n@kelpworks.io",)),
+    # values listed without a verb of their own: the clause chunk answers, not the whole sentence
+    Case("listed-pets", "We keep a ferret called Noodle and a gecko called Basil.",
+         "What is the gecko called?", ("Basil",), ("Noodle",)),
+    Case("listed-ticket-hosts", "Build 771 is red on runner oak-3, green on runner elm-9 after the retry.",
+         "Which runner is the build green on?", ("elm",), ("oak",), actor="agent:ci", kind="issue"),
+    Case("listed-shifts", "Shift plan: Oskar opens on Saturday, Wilma closes on Sunday.",
+         "When does Wilma close?", ("Sunday",), ("Saturday",), actor="user:ops", kind="note"),
 )
 
 
@@ -93,7 +101,7 @@ def tools(pg_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         settings = Settings(home=tmp / "home", database_url=url, inbox=tmp / "inbox")
         with open_tools(None, settings) as opened:
             for case in CASES:
-                outcome = opened.remember(namespace=namespace_of(case), content=case.turn, kind="transcript",
+                outcome = opened.remember(namespace=namespace_of(case), content=case.turn, kind=case.kind,
                                           actor=case.actor, occurred_at=AT.isoformat(), source="two-subjects",
                                           source_event_id=case.id, derive_now=False)
                 assert outcome["status"] == "inserted", outcome

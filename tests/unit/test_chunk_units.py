@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from medallion.distill.language.coordination import value_spans
 from medallion.silver import chunks
 
 TURN = ("We shipped the billing export on Friday after two weeks of testing. "
@@ -52,3 +55,31 @@ def test_only_the_passage_carries_the_previous_turn() -> None:
     contexts = chunks.span_contexts(context, "user:ines", len(spans))
     assert contexts[0] == context and "Did the export ship?" in contexts[0]
     assert all("Did the export ship?" not in c for c in contexts[1:])
+
+
+def test_values_listed_without_a_verb_of_their_own_are_cut_into_clauses() -> None:
+    """A sentence that lists a value per holder without a subject and verb per clause ("a ferret called
+    Noodle and a gecko called Basil") is indexed clause by clause too, each clause with one value."""
+    text = "We keep a ferret called Noodle and a gecko called Basil."
+    spans = chunks.split(text, by_sentence=True)
+    assert [text[s:e].strip() for s, e in spans] == [text, "We keep a ferret called Noodle",
+                                                     "and a gecko called Basil."]
+    assert chunks.units(spans) == ["passage", "clause", "clause"]
+    build = "Build 771 is red on runner oak-3, green on runner elm-9."
+    assert [build[s:e] for s, e in value_spans(build)] == [
+        "Build 771 is red on runner oak-3, ", "green on runner elm-9."]
+
+
+@pytest.mark.parametrize("sentence", [
+    "I visited Lyon, Nice and Arles.",  # a list of names is one part
+    "Honestly, I loved the trip to Lyon.",  # a short opening part stays with the next
+    "We walked for hours, and it was lovely in the end.",  # the second part names nothing
+    "Ticket 3120 (Odile, sync broken on her tablet) assigned to Marek.",  # an aside in brackets is no joint
+])
+def test_a_sentence_whose_parts_do_not_each_name_a_value_is_not_cut(sentence: str) -> None:
+    assert value_spans(sentence) == []
+    assert chunks.units(chunks.split(sentence, by_sentence=True)) == ["passage"]
+
+
+def test_an_issue_comment_is_a_turn_split_by_sentence() -> None:
+    assert "issue" in chunks.TURN_KINDS and "document" not in chunks.TURN_KINDS

@@ -43,6 +43,10 @@ REQUESTS = [
     ("Per the team lead, remove the old note on Bruno's review from memory.", "phrase", "old note on Bruno's review",
      False, "Bruno"),
     ("Delete what I told you about Philippa's job, she's a private person.", "about", "job", False, "Philippa"),
+    # chat spellings, and an object that ends at "please", an emoji or a new clause
+    ("can u not remember my blood type pls 😬 no idea why i shared it", "phrase", "blood type", True, None),
+    ("plz wipe the bit about my landlord, dont want it stored", "about", "landlord", True, None),
+    ("please forget the divorce stuff, the job stuff can stay", "phrase", "divorce", True, None),
 ]
 # Told on the data subject's behalf (a note or a ticket): the asker's own data.
 RELAYED = [
@@ -50,6 +54,7 @@ RELAYED = [
     ("4410: verified, the customer asked us to purge the birth date; forget it.", "birth date", None),
     ("Lidia requested that her emergency contact details be erased.", "emergency contact details", "Lidia"),
     ("2901: Benedek asked that we not store his personal mobile; scrap it.", "personal mobile", "Benedek"),
+    ("Ticket 7702: Ilse requested we purge her IBAN from the ticket.", "IBAN", "Ilse"),
 ]
 
 NOT_REQUESTS = [
@@ -70,6 +75,8 @@ NOT_REQUESTS = [
     "I'd rather you didn't call after nine.",
     "She asked me to keep the receipts.",
     "He told me to forget him.",
+    "She requested we move the meeting to Friday.",
+    "can u remember to water the plants pls",
 ]
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from medallion.serve.fusion import OWN_SHARE, RRF_K, fuse
-from medallion.serve.search import merged
+from medallion.serve.search import merged, rank_key
 
 
 def test_many_items_of_one_event_do_not_outvote_two_lists_that_agree() -> None:
@@ -47,3 +47,29 @@ def test_merged_breaks_ties_by_argument_order_and_cuts_at_the_limit() -> None:
     assert merged([("f", 0.5)], [("c", 0.5)], limit=5) == ["f", "c"]
     assert merged([("a", 3.0), ("b", 1.0)], [("c", 2.0)], limit=2) == ["a", "c"]
     assert merged([], [], limit=3) == []
+
+
+def test_a_list_of_whole_passages_votes_for_the_turn_but_not_for_which_of_its_units_leads() -> None:
+    """The passage lists hold no clause: counted for the passage, they would put the whole turn (both
+    subjects' values) ahead of the clause that every-unit list ranks first."""
+    lists = {"vector": ["clause", "passage", "other"], "text": ["clause", "other", "passage"],
+             "passage_vector": ["passage", "other"], "passage_text": ["other", "passage"]}
+    event_of = {"clause": 1, "passage": 1, "other": 2}
+    counted = fuse(lists, event_of)
+    assert counted["passage"] > counted["clause"]
+    scores = fuse(lists, event_of, event_only=("passage_vector", "passage_text"))
+    assert scores["clause"] > scores["passage"] > scores["other"]
+    # the turn's votes are the same either way: the clause, in no passage list, keeps its score
+    assert scores["clause"] == counted["clause"]
+
+
+def test_of_two_texts_of_one_turn_ranked_alike_the_smaller_comes_first() -> None:
+    """Two lists that swap a clause and its passage give both one score: the clause, which says less
+    besides the answer, is served first whatever their ids."""
+    results = [{"kind": "chunk", "chunk_id": "a-passage", "unit": "passage", "score": 0.4},
+               {"kind": "fact", "fact_id": "a-fact", "score": 0.4},
+               {"kind": "chunk", "chunk_id": "z-clause", "unit": "clause", "score": 0.4},
+               {"kind": "chunk", "chunk_id": "m-sentence", "unit": "sentence", "score": 0.4},
+               {"kind": "chunk", "chunk_id": "best", "unit": "passage", "score": 0.5}]
+    assert [r.get("chunk_id") or r["fact_id"] for r in sorted(results, key=rank_key)] == [
+        "best", "z-clause", "m-sentence", "a-passage", "a-fact"]

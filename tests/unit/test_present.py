@@ -25,6 +25,7 @@ from medallion.serve.present import (
     said_when,
     same_subject,
     says_change,
+    proper_words,
     tokens,
 )
 from medallion.serve.present import candidates as present_candidates
@@ -62,6 +63,9 @@ ELSEWHERE = [0.0, 0.1, 1.0]  # cosine ≈ 0.02 with WORK
     ("Where has Selma camped?", False),
     ("How old is Selma's cat?", True),
     ("How is Selma getting to work now?", True),
+    ("Who owns the Harbor project?", True),  # a verb in the present third person, no auxiliary
+    ("Which team handles the refunds?", True),
+    ("Who was handling the refunds?", False),
 ])
 def test_a_question_about_now_is_told_from_one_about_another_time(question: str, present: bool) -> None:
     assert about_the_present(question) is present
@@ -223,6 +227,20 @@ def test_a_replaced_belief_takes_its_successors_place() -> None:
     assert order[0]["score"] == 0.9 and order[2]["score"] == 0.8
 
 
+
+def test_a_replaced_belief_goes_ahead_of_the_turn_that_replaced_it() -> None:
+    """The replacing turn may lead with its text rather than its fact: the replaced belief still goes
+    first, ahead of that text."""
+    turn = {"bronze_event_id": 9}
+    results = [
+        {"kind": "chunk", "chunk_id": "c", "fact_id": None, "current": True, "score": 0.9, "provenance": turn},
+        {"kind": "fact", "fact_id": "new", "current": True, "superseded_by": None, "score": 0.9, "provenance": turn},
+        {"kind": "fact", "fact_id": "old", "current": False, "superseded_by": "new", "score": 0.5,
+         "provenance": {"bronze_event_id": 4}},
+    ]
+    order = replaced_first(results)
+    assert [r.get("fact_id") or r.get("chunk_id") for r in order] == ["old", "c", "new"]
+
 LOOSELY_ALIKE = [0.15, 0.85, 0.5]  # cosine ≈ 0.31 with WORK: below SIMILAR, above SIMILAR_CHANGED
 
 
@@ -257,3 +275,20 @@ def test_a_records_name_is_its_identifier_too() -> None:
     fact, chunk = present_candidates(rows, results, [1.0, 0.0, 0.0])
     assert frozenset({"3301"}) in fact.names
     assert same_subject(fact, chunk)
+
+
+def test_a_note_that_states_no_belief_is_about_the_names_it_capitalises() -> None:
+    """'Heads up: Priyanka moved her team's sync to Fridays' stated no fact and is not in the first
+    person: it is about the names it writes with a capital, so it can take the place of the older note
+    about Priyanka's team."""
+    assert proper_words("Heads up: Priyanka moved the Ticket 4413 sync, see The Lantern Room.") == [
+        "Heads", "Priyanka", "Ticket 4413", "Lantern Room"]
+    assert proper_words("I think it is fine. The end.") == []
+    results = [{"kind": "chunk", "chunk_id": "old", "statement": "Standup with Priyanka's group is every Monday.",
+                "valid_from": "2026-01-05T09:30:00+00:00", "provenance": {"bronze_event_id": 1}},
+               {"kind": "chunk", "chunk_id": "new", "statement": "Heads up: Priyanka moved her group's sync to Fridays.",
+                "valid_from": "2026-01-06T09:30:00+00:00", "provenance": {"bronze_event_id": 2}}]
+    rows = {"old": ("old", None, [], [], "user:lead", None, False, None),
+            "new": ("new", None, [], [], "user:lead", None, False, None)}
+    old, new = present_candidates(rows, results, [1.0, 0.0, 0.0])
+    assert frozenset({"priyanka"}) in new.names and same_subject(old, new)

@@ -194,6 +194,65 @@ def _tagged_spans(s: Sentence, text: str) -> list[tuple[int, int]]:
     return spans if all(text[a:b].strip() for a, b in spans) else []
 
 
+# Where a sentence's parts join: a comma or semicolon, or an "and" / "but" / "while" / "whereas" (the
+# part after it starts at the connective, as a clause of clause_spans does).
+_JOINT_RE = re.compile(r"[,;]\s+|\s+(?=(?i:and|but|while|whereas)\s)")
+_WORD_RE = re.compile(r"[^\W_]+")
+_NAMED_RE = re.compile(r"\b(?:[A-Z][^\W_]*|[^\W\d_]*\d[^\W_]*)")  # a capitalised word, or a word with a digit
+MIN_PART_WORDS = 3  # a shorter part ("Rome", "and Berlin", "Honestly") stays with the part before it
+
+
+def value_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each part of a sentence that joins several parts each naming its own value,
+    tiling the text; ``[]`` for any other sentence.
+
+    :func:`clause_spans` cuts only clauses with a subject and a verb of their own. Many sentences list
+    values without one: "We have a parrot called Mango and a tortoise called Sheldon", "failing in
+    staging on node grayling-02, passing in production on node marten-07", "QA sign-off by Marisol
+    done Tuesday, security sign-off by Devraj pending until Friday". A search for one of those values'
+    holders should find a text without the others, whatever the grammar. So the sentence is cut at its
+    joints into parts of at least :data:`MIN_PART_WORDS` words (a shorter one stays with the part
+    before it: a list of names is one part), and the cut is kept when every part names something: a
+    capitalised word after the sentence's first, or a word with a digit. Only the chunker uses this
+    cut; facts are still read by clause."""
+    if len(text) > MAX_CHARS:
+        return []
+    bounds = [0] + [m.end() for m in _JOINT_RE.finditer(text) if not _bracketed(text, m.start())] + [len(text)]
+    parts: list[list[int]] = []
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        words = [w for w in _WORD_RE.findall(text[start:end]) if w.casefold() not in _CONNECTIVES]
+        if parts and len(words) < MIN_PART_WORDS:
+            parts[-1][1] = end
+        elif parts and _words(text, parts[-1]) < MIN_PART_WORDS:
+            parts[-1][1] = end  # a short opening part ("Honestly,") joins the one after it
+        else:
+            parts.append([start, end])
+    if len(parts) < 2 or not all(_names_something(text, start, end) for start, end in parts):
+        return []
+    return [(start, end) for start, end in parts]
+
+
+def _bracketed(text: str, at: int) -> bool:
+    """Whether position ``at`` lies inside an open parenthesis or bracket ("Ticket 3109 (Odile, sync
+    broken)": an aside is not a joint)."""
+    before = text[:at]
+    return before.count("(") > before.count(")") or before.count("[") > before.count("]")
+
+
+def _words(text: str, part: list[int]) -> int:
+    return sum(w.casefold() not in _CONNECTIVES for w in _WORD_RE.findall(text[part[0]:part[1]]))
+
+
+def _names_something(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] holds a capitalised word (not the sentence's first word, nor "I") or a
+    word with a digit."""
+    for m in _NAMED_RE.finditer(text, start, end):
+        word = m.group(0)
+        if any(c.isdigit() for c in word) or (word != "I" and text[:m.start()].strip()):
+            return True
+    return False
+
+
 # "Jan's birthday is in May and Kim's in June": the second clause leaves out what it shares with the first
 # (gapping). Its possessor and what follows, with the first clause's noun and verb put back, is a clause.
 _GAPPED_RE = re.compile(
