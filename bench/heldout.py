@@ -5,7 +5,9 @@ the distiller and search were built against, so its pass rate overstates how the
 written by someone else. ``tests/heldout_cases.py`` holds cases written elsewhere and never tuned on;
 this module is the one place that loads them and decides whether each holds, and prints both sets
 side by side so a change that helps the one set and not the other shows. The development cases
-written in the held-out format (``tests/development_cases.py``, tuned on) are printed beside them too.
+written in the held-out format (``tests/development_cases.py``, tuned on) are printed beside them too,
+and so are a second writer's (``tests/second_writer_cases.py``: written without reading the code,
+measured once before any rule was tuned on them, tuned on since).
 
 Loading: every case in its own namespace; its events remembered in order through
 ``tools.remember(..., derive_now=False)``, one day apart (chat → ``transcript``, note → ``note``,
@@ -207,6 +209,13 @@ def main() -> None:
         sets["development (held-out format)"] = tuned["totals"]
         result["development_heldout_format"] = {
             "totals": tuned["totals"], "failed": [r["id"] for r in tuned["cases"] if not r["passed"]]}
+        # the second writer's cases (tests/second_writer_cases.py): first measured before any rule used them
+        from tests.second_writer_cases import CASES as SECOND
+
+        second = run_heldout(SECOND, failures_only=True)
+        sets["development (second writer)"] = second["totals"]
+        result["development_second_writer"] = {
+            "totals": second["totals"], "failed": [r["id"] for r in second["cases"] if not r["passed"]]}
     print()
     print(side_by_side(sets))
     if args.json:

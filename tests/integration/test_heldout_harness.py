@@ -13,13 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from bench.heldout import holds, namespace_of, problems, remember_cases
+from bench.heldout import holds, namespace_of, problems, remember_cases, tokens
 from medallion.bronze.contract import NAMESPACE_PATTERN
 from medallion.serve.tools import Tools, open_tools
 from medallion.settings import Settings
 from tests.conftest import fresh_database
+from tests.development_cases import CASES as DEVELOPMENT
 from tests.heldout_cases import CASES as HELD_OUT
 from tests.heldout_cases import HeldOut, Turn
+from tests.second_writer_cases import CASES as SECOND_WRITER
 
 LIVES = HeldOut(id="harness-lives", kind="update", form="note",
                 events=(Turn("user:ops", "Odalys Brenne lives in Kirkwall and cycles to the ferry."),),
@@ -43,10 +45,19 @@ def tools(pg_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
             yield opened
 
 
-def test_every_held_out_case_gets_a_valid_namespace_of_its_own() -> None:
-    names = [namespace_of(c) for c in HELD_OUT]
-    assert len(set(names)) == len(HELD_OUT)
+@pytest.mark.parametrize("cases", [HELD_OUT, DEVELOPMENT, SECOND_WRITER], ids=["held-out", "development", "second"])
+def test_every_case_gets_a_valid_namespace_of_its_own(cases: list[HeldOut]) -> None:
+    names = [namespace_of(c) for c in cases]
+    assert len(set(names)) == len(cases)
     assert all(re.fullmatch(NAMESPACE_PATTERN, n) for n in names)
+
+
+@pytest.mark.parametrize("cases", [HELD_OUT, DEVELOPMENT, SECOND_WRITER], ids=["held-out", "development", "second"])
+def test_every_expected_or_rejected_word_is_a_word_of_the_case(cases: list[HeldOut]) -> None:
+    """A word the events never say could never be found (expect) or never be wrongly served (reject)."""
+    for case in cases:
+        said = set().union(*(tokens(t.text) for t in case.events))
+        assert {w.casefold() for w in case.expect + case.reject} <= said, case.id
 
 
 def test_a_right_answer_holds(tools: Tools) -> None:
