@@ -147,15 +147,11 @@ def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]
     return (group_by_event(results) if request.per_event else results)[:request.k]
 
 
-# Of two texts of one turn that the lists rank alike, the smaller says less besides the answer.
-UNIT_ORDER = {"clause": 0, "sentence": 1, "passage": 2}
-
-
-def rank_key(result: dict[str, Any]) -> tuple[float, str, int, str]:
-    """Best first: the score, then a chunk before a fact (the turn's own words), then the smaller unit of
-    text, then the id (a stable order)."""
-    return (-result["score"], result["kind"], UNIT_ORDER.get(result.get("unit") or "", 0),
-            result.get("fact_id") or result.get("chunk_id") or "")
+def rank_key(result: dict[str, Any]) -> tuple[float, int, str]:
+    """Best first: the score; of two items ranked alike (often a clause and its passage, or a fact and
+    its sentence, that two lists rank in swapped order) the shorter text, which says less besides the
+    answer; then the id (a stable order)."""
+    return (-result["score"], len(result.get("statement") or ""), result.get("fact_id") or result.get("chunk_id") or "")
 
 
 def plan(request: SearchRequest, params: dict[str, Any]) -> retrieve.Plan:

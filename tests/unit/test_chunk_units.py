@@ -65,6 +65,9 @@ def test_values_listed_without_a_verb_of_their_own_are_cut_into_clauses() -> Non
     assert [text[s:e].strip() for s, e in spans] == [text, "We keep a ferret called Noodle",
                                                      "and a gecko called Basil."]
     assert chunks.units(spans) == ["passage", "clause", "clause"]
+    laptops = "Ticket 4471: Odo's laptop needs a new fan; his colleague Rhea's screen flickers and needs a cable."
+    assert [laptops[s:e] for s, e in value_spans(laptops)] == [
+        "Ticket 4471: Odo's laptop needs a new fan; ", "his colleague Rhea's screen flickers and needs a cable."]
     build = "Build 771 is red on runner oak-3, green on runner elm-9."
     assert [build[s:e] for s, e in value_spans(build)] == [
         "Build 771 is red on runner oak-3, ", "green on runner elm-9."]

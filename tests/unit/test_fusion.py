@@ -63,13 +63,13 @@ def test_a_list_of_whole_passages_votes_for_the_turn_but_not_for_which_of_its_un
     assert scores["clause"] == counted["clause"]
 
 
-def test_of_two_texts_of_one_turn_ranked_alike_the_smaller_comes_first() -> None:
-    """Two lists that swap a clause and its passage give both one score: the clause, which says less
-    besides the answer, is served first whatever their ids."""
-    results = [{"kind": "chunk", "chunk_id": "a-passage", "unit": "passage", "score": 0.4},
-               {"kind": "fact", "fact_id": "a-fact", "score": 0.4},
-               {"kind": "chunk", "chunk_id": "z-clause", "unit": "clause", "score": 0.4},
-               {"kind": "chunk", "chunk_id": "m-sentence", "unit": "sentence", "score": 0.4},
-               {"kind": "chunk", "chunk_id": "best", "unit": "passage", "score": 0.5}]
-    assert [r.get("chunk_id") or r["fact_id"] for r in sorted(results, key=rank_key)] == [
-        "best", "z-clause", "m-sentence", "a-passage", "a-fact"]
+def test_of_two_items_of_one_turn_ranked_alike_the_shorter_comes_first() -> None:
+    """Two lists that swap a clause and its passage give both one score: the shorter text, which says
+    less besides the answer, is served first whatever the ids; a fact that holds the whole sentence
+    is no shorter than the sentence."""
+    results = [{"kind": "chunk", "chunk_id": "a", "statement": "Ida sits at desk 4, Ole at desk 9.", "score": 0.4},
+               {"kind": "chunk", "chunk_id": "z", "statement": "Ole at desk 9.", "score": 0.4},
+               {"kind": "fact", "fact_id": "b", "statement": "Ida sits at desk 4, Ole at desk 9.", "score": 0.4},
+               {"kind": "fact", "fact_id": "y", "statement": "Ole sits at desk 9.", "score": 0.4},
+               {"kind": "chunk", "chunk_id": "best", "statement": "Desk plan: Ida sits at desk 4.", "score": 0.5}]
+    assert [r.get("chunk_id") or r["fact_id"] for r in sorted(results, key=rank_key)] == ["best", "z", "y", "a", "b"]

@@ -21,11 +21,11 @@ from medallion.serve.present import (
     clusters,
     linked,
     newest_first,
+    proper_words,
     replaced_first,
     said_when,
     same_subject,
     says_change,
-    proper_words,
     tokens,
 )
 from medallion.serve.present import candidates as present_candidates
@@ -284,9 +284,9 @@ def test_a_note_that_states_no_belief_is_about_the_names_it_capitalises() -> Non
     assert proper_words("Heads up: Priyanka moved the Ticket 4413 sync, see The Lantern Room.") == [
         "Heads", "Priyanka", "Ticket 4413", "Lantern Room"]
     assert proper_words("I think it is fine. The end.") == []
-    results = [{"kind": "chunk", "chunk_id": "old", "statement": "Standup with Priyanka's group is every Monday.",
+    results = [{"kind": "chunk", "chunk_id": "old", "statement": "Standup with Priyanka's group is on Mondays.",
                 "valid_from": "2026-01-05T09:30:00+00:00", "provenance": {"bronze_event_id": 1}},
-               {"kind": "chunk", "chunk_id": "new", "statement": "Heads up: Priyanka moved her group's sync to Fridays.",
+               {"kind": "chunk", "chunk_id": "new", "statement": "Heads up: Priyanka moved the sync to Fridays.",
                 "valid_from": "2026-01-06T09:30:00+00:00", "provenance": {"bronze_event_id": 2}}]
     rows = {"old": ("old", None, [], [], "user:lead", None, False, None),
             "new": ("new", None, [], [], "user:lead", None, False, None)}

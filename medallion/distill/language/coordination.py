@@ -212,9 +212,10 @@ def value_spans(text: str) -> list[tuple[int, int]]:
     done Tuesday, security sign-off by Devraj pending until Friday". A search for one of those values'
     holders should find a text without the others, whatever the grammar. So the sentence is cut at its
     joints into parts of at least :data:`MIN_PART_WORDS` words (a shorter one stays with the part
-    before it: a list of names is one part), and the cut is kept when every part names something: a
-    capitalised word after the sentence's first, or a word with a digit. Only the chunker uses this
-    cut; facts are still read by clause."""
+    before it: a list of names is one part) that each name something, a capitalised word after the
+    sentence's first or a word with a digit (a part that names nothing, "and needs a new cable",
+    stays with the part before it); the cut is kept when two or more parts remain. Only the chunker
+    uses this cut; facts are still read by clause."""
     if len(text) > MAX_CHARS:
         return []
     bounds = [0] + [m.end() for m in _JOINT_RE.finditer(text) if not _bracketed(text, m.start())] + [len(text)]
@@ -227,9 +228,17 @@ def value_spans(text: str) -> list[tuple[int, int]]:
             parts[-1][1] = end  # a short opening part ("Honestly,") joins the one after it
         else:
             parts.append([start, end])
-    if len(parts) < 2 or not all(_names_something(text, start, end) for start, end in parts):
+    named: list[list[int]] = []
+    for part in parts:  # a part that names nothing ("and needs a new cable") stays with the part before it
+        if named and not _names_something(text, *part):
+            named[-1][1] = part[1]
+        elif named and not _names_something(text, *named[-1]):
+            named[-1][1] = part[1]  # an opening part that names nothing joins the one after it
+        else:
+            named.append(part)
+    if len(named) < 2 or not all(_names_something(text, start, end) for start, end in named):
         return []
-    return [(start, end) for start, end in parts]
+    return [(start, end) for start, end in named]
 
 
 def _bracketed(text: str, at: int) -> bool:
