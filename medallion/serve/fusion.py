@@ -23,22 +23,23 @@ OWN_SHARE = 1e-3  # an item's own fused score, scaled to stay below any gap betw
 
 def fuse(lists: Mapping[str, Sequence[str]], event_of: Mapping[str, Hashable],
          weights: Mapping[str, float] | None = None, k: int = RRF_K,
-         event_only: Collection[str] = ()) -> dict[str, float]:
+         votes_only: Mapping[str, Collection[str]] | None = None) -> dict[str, float]:
     """Score every item of ``lists`` (ranked ids, best first) by its event's fused rank.
 
     ``event_of`` maps an item to the Bronze event it came from; an item without one counts as its
-    own event. The lists named in ``event_only`` vote for events but not for which item of an event
-    comes first: search's lists of whole passages hold no sentence or clause, so counting them for
-    the passage would put a whole turn ahead of the one clause of it that answers, however much
-    better the lists of every unit rank that clause. Returns item → score, higher is better.
+    own event. ``votes_only`` names, per list, items whose rank there votes for their event but not
+    for their place among the event's items (search's passages that hold clauses: a list of whole
+    passages has no clause in it, so counting it for the passage would put the whole sentence, with
+    both subjects' values, ahead of the clause that answers). Returns item → score, higher is better.
     """
     event_score: dict[Hashable, float] = {}
     own: dict[str, float] = {}
     for name, ids in lists.items():
         weight = 1.0 if weights is None else weights.get(name, 1.0)
+        excluded = (votes_only or {}).get(name, ())
         seen: set[Hashable] = set()
         for rank, item in enumerate(ids, start=1):
-            own[item] = own.get(item, 0.0) + (0.0 if name in event_only else 1.0 / (k + rank))
+            own[item] = own.get(item, 0.0) + (0.0 if item in excluded else 1.0 / (k + rank))
             event = event_of.get(item, ("item", item))
             if event in seen:
                 continue

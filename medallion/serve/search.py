@@ -246,13 +246,17 @@ def verify(request: SearchRequest, found: Candidates) -> dict[str, fusion.ChunkS
                                  found.fetched.standing)
 
 
-PASSAGE_LISTS = ("passage_vector", "passage_text")  # whole passages only: they vote for a turn, not for its unit
+PASSAGE_LISTS = ("passage_vector", "passage_text")  # whole passages only
 
 
 def fuse(found: Candidates) -> dict[str, float]:
-    """Turn-level fusion: every list votes once per Bronze event (``serve/fusion.py``)."""
+    """Turn-level fusion: every list votes once per Bronze event (``serve/fusion.py``). A passage whose
+    turn was also cut into clauses (a sentence holding several subjects' values) takes no place among
+    its turn's items from the passage lists, where its clauses cannot compete."""
+    cut = {row[1] for row in found.chunk_rows.values() if row[9] == "clause"}
+    whole = {cid for cid, row in found.chunk_rows.items() if row[9] == "passage" and row[1] in cut}
     return fusion.fuse(found.lists, found.event_of, weights={"graph": found.graph_weight},
-                       event_only=PASSAGE_LISTS)
+                       votes_only=dict.fromkeys(PASSAGE_LISTS, whole))
 
 
 def serve(conn: psycopg.Connection, request: SearchRequest, found: Candidates, scores: dict[str, float],

@@ -148,11 +148,21 @@ def clauses(content: str, parts: list[tuple[int, int]]) -> list[tuple[int, int]]
         for match in [*_BOUNDARY.finditer(content, start, end), None]:
             stop = match.start() if match is not None else end
             if stop > pos:
-                sentence = content[pos:stop]
-                out += [(pos + a, pos + b) for a, b in clause_spans(sentence) or value_spans(sentence)]
+                out += [(pos + a, pos + b) for a, b in sentence_parts(content[pos:stop])]
             if match is not None:
                 pos = match.end()
     return out
+
+
+def sentence_parts(sentence: str) -> list[tuple[int, int]]:
+    """The clauses of one sentence (``clause_spans``), each cut again where it lists a value per
+    holder (``value_spans``: "Henrik handles billing and Malin does onboarding" left whole by the
+    parse); a sentence with no clauses is cut by ``value_spans`` alone; ``[]`` when nothing is cut."""
+    clauses = clause_spans(sentence)
+    if not clauses:
+        return value_spans(sentence)
+    return [(start + a, start + b) for start, end in clauses
+            for a, b in (value_spans(sentence[start:end]) or [(0, end - start)])]
 
 
 def units(spans: list[tuple[int, int]]) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from medallion.distill.language.coordination import value_spans
+from medallion.distill.language.coordination import clause_spans, value_spans
 from medallion.silver import chunks
 
 TURN = ("We shipped the billing export on Friday after two weeks of testing. "
@@ -68,6 +68,10 @@ def test_values_listed_without_a_verb_of_their_own_are_cut_into_clauses() -> Non
     laptops = "Ticket 4471: Odo's laptop needs a new fan; his colleague Rhea's screen flickers and needs a cable."
     assert [laptops[s:e] for s, e in value_spans(laptops)] == [
         "Ticket 4471: Odo's laptop needs a new fan; ", "his colleague Rhea's screen flickers and needs a cable."]
+    duties = "on my team Ravi handles payroll and Ines does hiring, I just nag them both"  # the parse cuts "I …" off
+    assert clause_spans(duties) == [(0, 54), (54, 74)]
+    assert [duties[s:e] for s, e in chunks.sentence_parts(duties)] == [
+        "on my team Ravi handles payroll ", "and Ines does hiring, ", "I just nag them both"]
     build = "Build 771 is red on runner oak-3, green on runner elm-9."
     assert [build[s:e] for s, e in value_spans(build)] == [
         "Build 771 is red on runner oak-3, ", "green on runner elm-9."]

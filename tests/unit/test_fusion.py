@@ -57,7 +57,7 @@ def test_a_list_of_whole_passages_votes_for_the_turn_but_not_for_which_of_its_un
     event_of = {"clause": 1, "passage": 1, "other": 2}
     counted = fuse(lists, event_of)
     assert counted["passage"] > counted["clause"]
-    scores = fuse(lists, event_of, event_only=("passage_vector", "passage_text"))
+    scores = fuse(lists, event_of, votes_only={"passage_vector": {"passage"}, "passage_text": {"passage"}})
     assert scores["clause"] > scores["passage"] > scores["other"]
     # the turn's votes are the same either way: the clause, in no passage list, keeps its score
     assert scores["clause"] == counted["clause"]
