@@ -19,18 +19,20 @@ from dataclasses import dataclass
 
 RRF_K = 10
 OWN_SHARE = 1e-3  # an item's own fused score, scaled to stay below any gap between two events
+LEAD = 0.1  # how far a leading list's item goes past the best own score of its event (visible after rounding)
 
 
 def fuse(lists: Mapping[str, Sequence[str]], event_of: Mapping[str, Hashable],
          weights: Mapping[str, float] | None = None, k: int = RRF_K,
-         votes_only: Mapping[str, Collection[str]] | None = None) -> dict[str, float]:
+         votes_only: Mapping[str, Collection[str]] | None = None, leading: str | None = None) -> dict[str, float]:
     """Score every item of ``lists`` (ranked ids, best first) by its event's fused rank.
 
     ``event_of`` maps an item to the Bronze event it came from; an item without one counts as its
     own event. ``votes_only`` names, per list, items whose rank there votes for their event but not
     for their place among the event's items (search's passages that hold clauses: a list of whole
     passages has no clause in it, so counting it for the passage would put the whole sentence, with
-    both subjects' values, ahead of the clause that answers). Returns item → score, higher is better.
+    both subjects' values, ahead of the clause that answers). The items of the list named ``leading``
+    come first among their event's items, in that list's order. Returns item → score, higher is better.
     """
     event_score: dict[Hashable, float] = {}
     own: dict[str, float] = {}
@@ -45,14 +47,23 @@ def fuse(lists: Mapping[str, Sequence[str]], event_of: Mapping[str, Hashable],
                 continue
             seen.add(event)
             event_score[event] = event_score.get(event, 0.0) + weight / (k + len(seen))
+    if leading is not None:
+        best: dict[Hashable, float] = {}
+        for item, score in own.items():
+            event = event_of.get(item, ("item", item))
+            best[event] = max(best.get(event, 0.0), score)
+        ahead = lists.get(leading, ())
+        for rank, item in enumerate(ahead, start=1):
+            own[item] = best[event_of.get(item, ("item", item))] + LEAD / (k + rank)
     return {item: event_score[event_of.get(item, ("item", item))] + OWN_SHARE * score for item, score in own.items()}
 
 
-# A chunk whose event stated facts that are no longer believed (served only with include_superseded)
-# keeps half its fused score: the source text of a current belief outranks text the ledger no longer
-# stands behind. A chunk that stated no fact at all (a greeting, or a fragment answer such as
-# "Biscuit, after my grandmother's recipe.") is neither: it keeps its score, since the answer to a
-# question is often a turn the distiller could not turn into a claim.
+# A chunk that stated a fact no longer believed keeps half its fused score, whether or not it also
+# supports a current one (a chunk that supports none is served only with include_superseded): the
+# source text of a current belief outranks text that still says what the ledger no longer stands
+# behind ("I work as a nurse at Quillfield" after "started at Harrowgate today"). A chunk that stated
+# no fact at all (a greeting, or a fragment answer such as "Biscuit, after my grandmother's recipe.")
+# keeps its score, since the answer to a question is often a turn the distiller could not turn into a claim.
 NO_CURRENT_FACT = 0.5
 
 
@@ -72,7 +83,7 @@ class ChunkStanding:
 
     @property
     def factor(self) -> float:
-        return 1.0 if self.supports or not self.closed else NO_CURRENT_FACT
+        return NO_CURRENT_FACT if self.closed else 1.0
 
 
 def chunk_standing(chunks: Mapping[str, tuple[Hashable, int, int]],
@@ -100,3 +111,25 @@ def chunk_standing(chunks: Mapping[str, tuple[Hashable, int, int]],
                     by.append(superseded_by)
         standing[cid] = ChunkStanding(tuple(sorted(supports)), tuple(sorted(closed)), tuple(dict.fromkeys(by)))
     return standing
+
+
+def closed_in_their_sentence(facts: Iterable[tuple[str, Hashable, int | None, int | None, bool, str | None]],
+                             ) -> set[str]:
+    """The believed facts whose sentence also stated a belief the ledger has closed: a fact of the same
+    event, no longer believed, whose span overlaps theirs (a fact without a span covers its event).
+
+    "Maren works as a nurse at Quillfield Memorial" states her employer and her role; once "started at
+    Harrowgate Clinic" closes the employer, the role is still believed but its statement still names
+    Quillfield, and a reader takes it for the employer. Search keeps such a fact at
+    :data:`NO_CURRENT_FACT` of its score, as it does a chunk whose beliefs were all closed.
+    ``facts`` are (fact_id, event, span_start, span_end, believed, superseded_by)."""
+    closed: dict[Hashable, list[tuple[int | None, int | None]]] = {}
+    for _, event, start, end, believed, _ in facts:
+        if not believed:
+            closed.setdefault(event, []).append((start, end))
+    out: set[str] = set()
+    for fid, event, start, end, believed, _ in facts:
+        if believed and any(start is None or end is None or s is None or e is None or (s < end and start < e)
+                            for s, e in closed.get(event, ())):
+            out.add(fid)
+    return out

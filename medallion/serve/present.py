@@ -175,8 +175,8 @@ def linked(a: Candidate, b: Candidate, threshold: float = SIMILAR, margin: float
     turn as its context is not compared with it (the shared context, not the meaning, makes them close)."""
     if a.vector is None or b.vector is None or a.event in b.follows or b.event in a.follows:
         return False
-    if (a.fact and b.fact and a.event == b.event) or (a.trusted and b.trusted):
-        return False  # two beliefs of one turn (neither is newer), or two the ledger told apart by trusted slots
+    if (a.fact and b.fact and a.event == b.event) or (a.trusted and b.trusted and a.event != b.event):
+        return False  # two beliefs of one turn (neither is newer), or two turns the ledger told apart by trusted slots
     if a.fact and b.fact and not set(a.names) & set(b.names):
         return False  # two beliefs have exact subjects: "Quillmoor Reader" is not "Quillmoor"
     newer = a if (a.when, _order(a.event)) > (b.when, _order(b.event)) else b

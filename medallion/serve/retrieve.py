@@ -95,7 +95,7 @@ class Fetched:
     event_of: dict[str, Any] = field(default_factory=dict)
     facts: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # FACT_SELECT rows, by id
     chunks: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # search's chunk rows, by id
-    standing: list[tuple[Any, ...]] = field(default_factory=list)  # the facts of the chunks' events
+    standing: list[tuple[Any, ...]] = field(default_factory=list)  # the facts of the chunks' and facts' events
     redactions: dict[int, list[str]] = field(default_factory=dict)
     superseding: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # FACT_SELECT rows, by id
     items: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # present.ITEMS_SQL rows, by id
@@ -235,12 +235,16 @@ def _chunk_parts(plan: Plan, ctes: list[str], parts: list[str]) -> None:
                          i2="c.char_end", a="c.text", ts="c.occurred_at", b="c.provenance_root", c="c.source",
                          d="c.source_event_id", e="c.unit"))
     events = "SELECT bronze_event_id FROM crow"
+    # the facts of the candidate chunks' events, and of the candidate facts' events (a fact whose sentence
+    # also stated a belief the ledger has closed carries that belief's words)
+    told = (f"{events} UNION SELECT x.bronze_event_id FROM cf CROSS JOIN LATERAL "
+            "(SELECT f.bronze_event_id FROM silver.facts f WHERE f.fact_id = cf.id) x")
     believed, existed = "f.valid_to IS NULL", ""
     if plan.as_of:
-        believed = f"f.fact_id IN (SELECT a.fact_id FROM src a WHERE a.bronze_event_id IN ({events}))"
+        believed = f"f.fact_id IN (SELECT a.fact_id FROM src a WHERE a.bronze_event_id IN ({told}))"
         existed = " AND f.recorded_at <= %(when)s AND f.valid_from <= %(when)s"
     ctes.append(f"vf AS (SELECT f.fact_id, f.bronze_event_id, f.span_start, f.span_end, {believed} AS believed, "
-                f"f.superseded_by FROM silver.facts f WHERE f.namespace = %(ns)s AND f.bronze_event_id IN ({events})"
+                f"f.superseded_by FROM silver.facts f WHERE f.namespace = %(ns)s AND f.bronze_event_id IN ({told})"
                 f"{existed})")
     parts.append(_branch("v", "FROM vf", id="fact_id", ev="bronze_event_id", i1="span_start", i2="span_end",
                          flag="believed", a="superseded_by"))

@@ -252,11 +252,12 @@ PASSAGE_LISTS = ("passage_vector", "passage_text")  # whole passages only
 def fuse(found: Candidates) -> dict[str, float]:
     """Turn-level fusion: every list votes once per Bronze event (``serve/fusion.py``). A passage whose
     turn was also cut into clauses (a sentence holding several subjects' values) takes no place among
-    its turn's items from the passage lists, where its clauses cannot compete."""
+    its turn's items from the passage lists, where its clauses cannot compete; a fact the graph found
+    (it fills the slot the question names, of the subject it names) leads its turn."""
     cut = {row[1] for row in found.chunk_rows.values() if row[9] == "clause"}
     whole = {cid for cid, row in found.chunk_rows.items() if row[9] == "passage" and row[1] in cut}
     return fusion.fuse(found.lists, found.event_of, weights={"graph": found.graph_weight},
-                       votes_only=dict.fromkeys(PASSAGE_LISTS, whole))
+                       votes_only=dict.fromkeys(PASSAGE_LISTS, whole), leading="graph")
 
 
 def serve(conn: psycopg.Connection, request: SearchRequest, found: Candidates, scores: dict[str, float],
@@ -279,8 +280,11 @@ def serve(conn: psycopg.Connection, request: SearchRequest, found: Candidates, s
     redacted_by_event = {e: phrases for e, phrases in fetched.redactions.items() if e in events}
     facts = [f for f in facts if not _found_by(f.get("_redacted") or [], query_words)]  # not found by redacted words
     boost = event_boosts(facts, found.event_of)
+    retold = fusion.closed_in_their_sentence(fetched.standing)
     for fact in facts:
         factor = boost.get(found.event_of.get(fact["fact_id"]), 1.0)
+        if fact["fact_id"] in retold:
+            factor *= fusion.NO_CURRENT_FACT  # its statement still names a belief no longer held
         results.append({**served.finish(fact), "score": round(scores[fact["fact_id"]] * factor, 6), "kind": "fact"})
     superseding = _superseding(fetched, standing, request.include_superseded)
     for cid, row in found.chunk_rows.items():
@@ -356,7 +360,9 @@ def _superseding(fetched: retrieve.Fetched, standing: dict[str, fusion.ChunkStan
 
 
 def group_by_event(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One result per Bronze event, in rank order: the event's best item, its other hits under ``same_event``."""
+    """One result per Bronze event, in rank order: the event's best item, its other hits under ``same_event``
+    (each with its statement and, for a fact, its value: a true fact of a sentence whose other belief was
+    closed is read by its value)."""
     grouped: list[dict[str, Any]] = []
     first: dict[Any, dict[str, Any]] = {}
     for item in results:
@@ -368,7 +374,7 @@ def group_by_event(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 first[event] = item
             continue
         first[event]["same_event"].append({
-            key: item.get(key) for key in ("kind", "fact_id", "chunk_id", "statement", "current", "score")})
+            key: item.get(key) for key in ("kind", "fact_id", "chunk_id", "statement", "value", "current", "score")})
     return grouped
 
 

@@ -195,8 +195,9 @@ class Session:
         ``TELEMETRY_TEXT_LIMIT`` characters of the query and of the error: a 20 MB query is a call
         worth counting, not worth storing.
         """
-        fact_ids = [r["fact_id"] for r in results if r.get("fact_id")]
-        chunk_ids = [r["chunk_id"] for r in results if r.get("chunk_id")]
+        served = [item for r in results for item in (r, *(r.get("same_event") or ()))]  # grouped items are served too
+        fact_ids = list(dict.fromkeys(r["fact_id"] for r in served if r.get("fact_id")))
+        chunk_ids = list(dict.fromkeys(r["chunk_id"] for r in served if r.get("chunk_id")))
         principal = capabilities.local_principal() if self.token is None else self._entered
         self._telemetry.append(tuple(door.printable(v) for v in (
             tool, namespace, principal, _capped(query), fact_ids, chunk_ids, bool(results),

@@ -243,7 +243,8 @@ def test_a_chunk_supporting_no_current_fact_ranks_below_one_that_does(
     greeting = chunks["Good morning everyone!"]
     assert not old["current"] and old["supports"] == []  # its fact was superseded: half its fused score
     assert fusion.NO_CURRENT_FACT < 1
-    assert old["score"] == round(fused[old["chunk_id"]] * fusion.NO_CURRENT_FACT, 6)
+    # (times its turn's boost, which its closed fact gives it: 1 + 0.1 importance + 0.05 freshness at most)
+    assert fusion.NO_CURRENT_FACT <= old["score"] / fused[old["chunk_id"]] <= fusion.NO_CURRENT_FACT * 1.15 + 1e-6
     # a chunk that stated no fact at all is not contradicted by anything: it keeps its score
     assert greeting["current"] and greeting["supports"] == []
     assert greeting["score"] == round(fused[greeting["chunk_id"]], 6)

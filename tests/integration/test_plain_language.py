@@ -136,7 +136,7 @@ def fact_hits(hits: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _says(fact: dict[str, Any], words: str) -> bool:
-    """A fact mentions the words in its value or its statement (grouped items carry only the statement)."""
+    """A fact mentions the words in its value or its statement."""
     return mentions(fact.get("value"), words) or mentions(fact.get("statement"), words)
 
 
@@ -158,9 +158,8 @@ def problems(case: Case, seen: Observation) -> list[str]:
             top = f"it is {facts[0].get('statement')!r}" if facts else "no fact found"
             out.append(f"search: the top fact does not mention {case.new_value!r} ({top})")
         # a belief holding the old value; another true fact of the old sentence (her role, say) may
-        # still quote it in its statement, so a full result is judged by its value
-        stale = [f for f in facts if f.get("current") and (
-            mentions(f.get("value"), case.old_value) if "value" in f else _says(f, case.old_value))]
+        # still quote it in its statement, so a fact is judged by its value
+        stale = [f for f in facts if f.get("current") and mentions(f.get("value"), case.old_value)]
         if stale:
             out.append(f"search: a current fact still mentions {case.old_value!r} ({stale[0].get('statement')!r})")
         old = [f for f in fact_hits(seen.hits_with_superseded) if _says(f, case.old_value)]

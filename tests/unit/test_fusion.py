@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from medallion.serve.fusion import OWN_SHARE, RRF_K, fuse
+from medallion.serve.fusion import NO_CURRENT_FACT, OWN_SHARE, RRF_K, ChunkStanding, closed_in_their_sentence, fuse
 from medallion.serve.search import merged, rank_key
 
 
@@ -73,3 +73,32 @@ def test_of_two_items_of_one_turn_ranked_alike_the_shorter_comes_first() -> None
                {"kind": "fact", "fact_id": "y", "statement": "Ole sits at desk 9.", "score": 0.4},
                {"kind": "chunk", "chunk_id": "best", "statement": "Desk plan: Ida sits at desk 4.", "score": 0.5}]
     assert [r.get("chunk_id") or r["fact_id"] for r in sorted(results, key=rank_key)] == ["best", "z", "y", "a", "b"]
+
+
+def test_a_belief_whose_sentence_also_stated_a_closed_one_is_found_by_its_span() -> None:
+    """'I work as a nurse at Quillfield' gave a role and an employer; 'started at Harrowgate' closed the
+    employer: the role is still believed but its words name Quillfield. A fact of another sentence of
+    the turn, or of another turn, is untouched; a fact without a span covers its whole turn."""
+    facts = [("role", 1, 0, 40, True, None), ("employer", 1, 0, 40, False, "new-employer"),
+             ("pet", 1, 41, 70, True, None), ("new-employer", 2, 0, 30, True, None),
+             ("whole", 3, None, None, True, None), ("closed", 3, 5, 9, False, None)]
+    assert closed_in_their_sentence(facts) == {"role", "whole"}
+
+
+def test_a_chunk_that_stated_a_closed_belief_keeps_half_its_score_even_if_it_supports_another() -> None:
+    assert ChunkStanding(supports=("role",), closed=("employer",)).factor == NO_CURRENT_FACT
+    assert ChunkStanding(supports=("role",)).factor == 1.0 and ChunkStanding().factor == 1.0
+    assert ChunkStanding(supports=("role",), closed=("employer",)).current  # still served as current
+
+
+def test_a_fact_the_graph_found_leads_its_turn_without_moving_the_turn() -> None:
+    """'Where does Bob live?': the turn 'I moved to Porto last month.' ranks first in the passage lists,
+    but its fact fills the asked slot (the graph list) and is what the reader should see first."""
+    lists = {"vector": ["chunk", "fact", "other"], "text": ["chunk", "other", "fact"],
+             "passage_vector": ["chunk", "other"], "graph": ["fact"]}
+    event_of = {"chunk": 1, "fact": 1, "other": 2}
+    plain = fuse(lists, event_of)
+    led = fuse(lists, event_of, leading="graph")
+    assert plain["chunk"] > plain["fact"] and led["fact"] > led["chunk"] > led["other"]
+    assert round(led["fact"], 6) > round(led["chunk"], 6)  # still apart once a result's score is rounded
+    assert led["chunk"] == plain["chunk"] and led["other"] == plain["other"]

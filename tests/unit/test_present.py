@@ -292,3 +292,13 @@ def test_a_note_that_states_no_belief_is_about_the_names_it_capitalises() -> Non
             "new": ("new", None, [], [], "user:lead", None, False, None)}
     old, new = present_candidates(rows, results, [1.0, 0.0, 0.0])
     assert frozenset({"priyanka"}) in new.names and same_subject(old, new)
+
+
+def test_a_turns_text_and_its_belief_in_a_trusted_slot_stay_one_group() -> None:
+    """The trusted-slot rule keeps apart two turns the ledger compared; a turn's own chunk and fact are
+    one turn, so a later turn linked to the chunk takes the place of both."""
+    fact = replace(_item("fact", 5, WORK, event=1), fact=True, trusted=True)
+    text = replace(_item("text", 5, WORK_AGAIN, event=1), trusted=True)
+    assert linked(fact, text)
+    other_turn = replace(_item("other", 6, WORK_AGAIN, event=2), fact=True, trusted=True)
+    assert not linked(fact, other_turn)
