@@ -24,7 +24,8 @@ LEAD = 0.1  # how far a leading list's item goes past the best own score of its 
 
 def fuse(lists: Mapping[str, Sequence[str]], event_of: Mapping[str, Hashable],
          weights: Mapping[str, float] | None = None, k: int = RRF_K,
-         votes_only: Mapping[str, Collection[str]] | None = None, leading: str | None = None) -> dict[str, float]:
+         votes_only: Mapping[str, Collection[str]] | None = None, leading: str | None = None,
+         trailing: Collection[str] = ()) -> dict[str, float]:
     """Score every item of ``lists`` (ranked ids, best first) by its event's fused rank.
 
     ``event_of`` maps an item to the Bronze event it came from; an item without one counts as its
@@ -32,7 +33,8 @@ def fuse(lists: Mapping[str, Sequence[str]], event_of: Mapping[str, Hashable],
     for their place among the event's items (search's passages that hold clauses: a list of whole
     passages has no clause in it, so counting it for the passage would put the whole sentence, with
     both subjects' values, ahead of the clause that answers). The items of the list named ``leading``
-    come first among their event's items, in that list's order. Returns item → score, higher is better.
+    come first among their event's items, in that list's order; the items in ``trailing`` come after
+    every other item of their event. Returns item → score, higher is better.
     """
     event_score: dict[Hashable, float] = {}
     own: dict[str, float] = {}
@@ -55,6 +57,16 @@ def fuse(lists: Mapping[str, Sequence[str]], event_of: Mapping[str, Hashable],
         ahead = lists.get(leading, ())
         for rank, item in enumerate(ahead, start=1):
             own[item] = best[event_of.get(item, ("item", item))] + LEAD / (k + rank)
+    if trailing:
+        least: dict[Hashable, float] = {}
+        for item, score in own.items():
+            if item not in trailing:
+                event = event_of.get(item, ("item", item))
+                least[event] = min(least.get(event, score), score)
+        for item in trailing:
+            event = event_of.get(item, ("item", item))
+            if item in own and event in least:
+                own[item] = min(own[item], least[event] - LEAD / k)
     return {item: event_score[event_of.get(item, ("item", item))] + OWN_SHARE * score for item, score in own.items()}
 
 

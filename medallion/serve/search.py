@@ -137,7 +137,7 @@ def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]
         request = replace(request, include_superseded=True)
     found = candidates(conn, request, vector)
     standing = verify(request, found)
-    scores = fuse(found)
+    scores = fuse(found, request.query)
     results = serve(conn, request, found, scores, standing)
     results.sort(key=rank_key)
     if before:
@@ -249,15 +249,30 @@ def verify(request: SearchRequest, found: Candidates) -> dict[str, fusion.ChunkS
 PASSAGE_LISTS = ("passage_vector", "passage_text")  # whole passages only
 
 
-def fuse(found: Candidates) -> dict[str, float]:
+def fuse(found: Candidates, query: str = "") -> dict[str, float]:
     """Turn-level fusion: every list votes once per Bronze event (``serve/fusion.py``). A passage whose
     turn was also cut into clauses (a sentence holding several subjects' values) takes no place among
     its turn's items from the passage lists, where its clauses cannot compete; a fact the graph found
-    (it fills the slot the question names, of the subject it names) leads its turn."""
+    (it fills the slot the question names, of the subject it names) leads its turn, and a belief that
+    only links two people (:data:`LINK_PREDICATES`) follows every other item of its turn unless the
+    question asks who."""
     cut = {row[1] for row in found.chunk_rows.values() if row[9] == "clause"}
     whole = {cid for cid, row in found.chunk_rows.items() if row[9] == "passage" and row[1] in cut}
+    links = set() if asks_who(query) else {fid for fid, row in found.fetched.facts.items()
+                                           if row[2] in LINK_PREDICATES}
     return fusion.fuse(found.lists, found.event_of, weights={"graph": found.graph_weight},
-                       votes_only=dict.fromkeys(PASSAGE_LISTS, whole), leading="graph")
+                       votes_only=dict.fromkeys(PASSAGE_LISTS, whole), leading="graph", trailing=links)
+
+
+# Beliefs that only link two people ("Elif's husband is Cem"): they answer "who", and for any other
+# question about the relative ("Where does Elif's husband work?") another belief of their turn answers.
+LINK_PREDICATES = frozenset(("relationship", "spouse", "reports_to"))
+_WHO = re.compile(r"\b(?:who|whom|whose)\b", re.IGNORECASE)
+
+
+def asks_who(query: str) -> bool:
+    """Whether a question asks for a person ("Who is Elif married to?", "whose team …")."""
+    return bool(_WHO.search(query))
 
 
 def serve(conn: psycopg.Connection, request: SearchRequest, found: Candidates, scores: dict[str, float],

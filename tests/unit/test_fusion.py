@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from medallion.serve.fusion import NO_CURRENT_FACT, OWN_SHARE, RRF_K, ChunkStanding, closed_in_their_sentence, fuse
-from medallion.serve.search import merged, rank_key
+from medallion.serve.search import asks_who, merged, rank_key
 
 
 def test_many_items_of_one_event_do_not_outvote_two_lists_that_agree() -> None:
@@ -102,3 +102,17 @@ def test_a_fact_the_graph_found_leads_its_turn_without_moving_the_turn() -> None
     assert plain["chunk"] > plain["fact"] and led["fact"] > led["chunk"] > led["other"]
     assert round(led["fact"], 6) > round(led["chunk"], 6)  # still apart once a result's score is rounded
     assert led["chunk"] == plain["chunk"] and led["other"] == plain["other"]
+
+
+def test_a_belief_that_only_links_two_people_follows_the_rest_of_its_turn() -> None:
+    """'Where does Elif's husband work?': 'Elif's husband is Cem.' matches the names best, but the turn's
+    other belief ('Cem is an architect at Vossberg') answers; asked 'Who is Elif's husband?' it leads."""
+    lists = {"vector": ["link", "job", "other"], "text": ["link", "other", "job"]}
+    event_of = {"link": 1, "job": 1, "other": 2}
+    trailed = fuse(lists, event_of, trailing={"link"})
+    assert trailed["job"] > trailed["link"] > trailed["other"]
+    assert trailed["job"] == fuse(lists, event_of)["job"]
+    alone = fuse({"vector": ["link"]}, {"link": 1}, trailing={"link"})
+    assert alone == fuse({"vector": ["link"]}, {"link": 1})  # with nothing else in its turn it stays as it was
+    assert asks_who("Who is Elif married to?") and asks_who("whose desk is by the window?")
+    assert not asks_who("Where does Elif's husband work?")

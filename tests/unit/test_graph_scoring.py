@@ -154,6 +154,7 @@ def test_chunk_standing_from_the_facts_overlapping_each_chunk() -> None:
     old, both, none, apart = (standing[c] for c in ("c-old", "c-both", "c-none", "c-apart"))
     assert not old.current and old.closed == ("f1", "f4") and old.superseded_by == ("f9",)
     assert old.factor == fusion.NO_CURRENT_FACT < 1
-    assert both.current and both.supports == ("f3",) and both.factor == 1.0
+    assert both.current and both.supports == ("f3",)
+    assert both.factor == fusion.NO_CURRENT_FACT  # it also stated f2, closed: its words still name that value
     assert none.current and none.factor == 1.0  # stated nothing: current, and nothing contradicts it
     assert apart.current and not apart.supports and not apart.closed  # its event's facts lie elsewhere
