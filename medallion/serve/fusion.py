@@ -124,24 +124,3 @@ def chunk_standing(chunks: Mapping[str, tuple[Hashable, int, int]],
         standing[cid] = ChunkStanding(tuple(sorted(supports)), tuple(sorted(closed)), tuple(dict.fromkeys(by)))
     return standing
 
-
-def closed_in_their_sentence(facts: Iterable[tuple[str, Hashable, int | None, int | None, bool, str | None]],
-                             ) -> set[str]:
-    """The believed facts whose sentence also stated a belief the ledger has closed: a fact of the same
-    event, no longer believed, whose span overlaps theirs (a fact without a span covers its event).
-
-    "Maren works as a nurse at Quillfield Memorial" states her employer and her role; once "started at
-    Harrowgate Clinic" closes the employer, the role is still believed but its statement still names
-    Quillfield, and a reader takes it for the employer. Search keeps such a fact at
-    :data:`NO_CURRENT_FACT` of its score, as it does a chunk whose beliefs were all closed.
-    ``facts`` are (fact_id, event, span_start, span_end, believed, superseded_by)."""
-    closed: dict[Hashable, list[tuple[int | None, int | None]]] = {}
-    for _, event, start, end, believed, _ in facts:
-        if not believed:
-            closed.setdefault(event, []).append((start, end))
-    out: set[str] = set()
-    for fid, event, start, end, believed, _ in facts:
-        if believed and any(start is None or end is None or s is None or e is None or (s < end and start < e)
-                            for s, e in closed.get(event, ())):
-            out.add(fid)
-    return out

@@ -95,7 +95,8 @@ class Fetched:
     event_of: dict[str, Any] = field(default_factory=dict)
     facts: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # FACT_SELECT rows, by id
     chunks: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # search's chunk rows, by id
-    standing: list[tuple[Any, ...]] = field(default_factory=list)  # the facts of the chunks' and facts' events
+    standing: list[tuple[Any, ...]] = field(default_factory=list)  # the facts of the chunks' events
+    retold: set[str] = field(default_factory=set)  # believed candidate facts whose sentence stated a closed one
     redactions: dict[int, list[str]] = field(default_factory=dict)
     superseding: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # FACT_SELECT rows, by id
     items: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # present.ITEMS_SQL rows, by id
@@ -196,6 +197,15 @@ def statement(plan: Plan) -> str:
     # hashes every entity of the namespace to join a hundred facts to their subjects
     parts.append(_branch("f", f"FROM cf CROSS JOIN LATERAL ({served.FACT_SELECT.format(source=source)} "
                          "WHERE f.fact_id = cf.id OFFSET 0) x", id="x.fact_id", **_FACT_COLUMNS))
+    if not plan.as_of:
+        # the believed candidates whose sentence also stated a belief the ledger has closed (same event,
+        # overlapping span): their words still name the closed value (serve/fusion.py); few rows, by index
+        parts.append(_branch("o", "FROM cf CROSS JOIN LATERAL (SELECT f.fact_id FROM silver.facts f "
+                             "WHERE f.fact_id = cf.id AND f.valid_to IS NULL AND EXISTS (SELECT 1 FROM silver.facts s "
+                             "WHERE s.bronze_event_id = f.bronze_event_id AND s.valid_to IS NOT NULL "
+                             "AND (s.span_start IS NULL OR s.span_end IS NULL OR f.span_start IS NULL "
+                             "OR f.span_end IS NULL OR (s.span_start < f.span_end AND f.span_start < s.span_end)))"
+                             ") x", id="x.fact_id"))
     chunk_ids = "SELECT NULL::text WHERE false"
     if plan.chunks:
         _chunk_parts(plan, ctes, parts)
@@ -235,16 +245,12 @@ def _chunk_parts(plan: Plan, ctes: list[str], parts: list[str]) -> None:
                          i2="c.char_end", a="c.text", ts="c.occurred_at", b="c.provenance_root", c="c.source",
                          d="c.source_event_id", e="c.unit"))
     events = "SELECT bronze_event_id FROM crow"
-    # the facts of the candidate chunks' events, and of the candidate facts' events (a fact whose sentence
-    # also stated a belief the ledger has closed carries that belief's words)
-    told = (f"{events} UNION SELECT x.bronze_event_id FROM cf CROSS JOIN LATERAL "
-            "(SELECT f.bronze_event_id FROM silver.facts f WHERE f.fact_id = cf.id) x")
     believed, existed = "f.valid_to IS NULL", ""
     if plan.as_of:
-        believed = f"f.fact_id IN (SELECT a.fact_id FROM src a WHERE a.bronze_event_id IN ({told}))"
+        believed = f"f.fact_id IN (SELECT a.fact_id FROM src a WHERE a.bronze_event_id IN ({events}))"
         existed = " AND f.recorded_at <= %(when)s AND f.valid_from <= %(when)s"
     ctes.append(f"vf AS (SELECT f.fact_id, f.bronze_event_id, f.span_start, f.span_end, {believed} AS believed, "
-                f"f.superseded_by FROM silver.facts f WHERE f.namespace = %(ns)s AND f.bronze_event_id IN ({told})"
+                f"f.superseded_by FROM silver.facts f WHERE f.namespace = %(ns)s AND f.bronze_event_id IN ({events})"
                 f"{existed})")
     parts.append(_branch("v", "FROM vf", id="fact_id", ev="bronze_event_id", i1="span_start", i2="span_end",
                          flag="believed", a="superseded_by"))
@@ -300,6 +306,8 @@ def parse(rows: Iterable[tuple[Any, ...]]) -> Fetched:
                                row[i["b"]], row[i["c"]], row[i["d"]], row[i["e"]])
         elif tag == "v":
             out.standing.append((key, row[i["ev"]], row[i["i1"]], row[i["i2"]], row[i["flag"]], row[i["a"]]))
+        elif tag == "o":
+            out.retold.add(key)
         elif tag == "r":
             out.redactions.setdefault(row[i["ev"]], []).append(row[i["a"]])
         elif tag == "i":

@@ -295,10 +295,9 @@ def serve(conn: psycopg.Connection, request: SearchRequest, found: Candidates, s
     redacted_by_event = {e: phrases for e, phrases in fetched.redactions.items() if e in events}
     facts = [f for f in facts if not _found_by(f.get("_redacted") or [], query_words)]  # not found by redacted words
     boost = event_boosts(facts, found.event_of)
-    retold = fusion.closed_in_their_sentence(fetched.standing)
     for fact in facts:
         factor = boost.get(found.event_of.get(fact["fact_id"]), 1.0)
-        if fact["fact_id"] in retold:
+        if fact["fact_id"] in fetched.retold:
             factor *= fusion.NO_CURRENT_FACT  # its statement still names a belief no longer held
         results.append({**served.finish(fact), "score": round(scores[fact["fact_id"]] * factor, 6), "kind": "fact"})
     superseding = _superseding(fetched, standing, request.include_superseded)

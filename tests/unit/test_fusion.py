@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from medallion.serve.fusion import NO_CURRENT_FACT, OWN_SHARE, RRF_K, ChunkStanding, closed_in_their_sentence, fuse
+from medallion.serve.fusion import NO_CURRENT_FACT, OWN_SHARE, RRF_K, ChunkStanding, fuse
 from medallion.serve.search import asks_who, merged, rank_key
 
 
@@ -73,16 +73,6 @@ def test_of_two_items_of_one_turn_ranked_alike_the_shorter_comes_first() -> None
                {"kind": "fact", "fact_id": "y", "statement": "Ole sits at desk 9.", "score": 0.4},
                {"kind": "chunk", "chunk_id": "best", "statement": "Desk plan: Ida sits at desk 4.", "score": 0.5}]
     assert [r.get("chunk_id") or r["fact_id"] for r in sorted(results, key=rank_key)] == ["best", "z", "y", "a", "b"]
-
-
-def test_a_belief_whose_sentence_also_stated_a_closed_one_is_found_by_its_span() -> None:
-    """'I work as a nurse at Quillfield' gave a role and an employer; 'started at Harrowgate' closed the
-    employer: the role is still believed but its words name Quillfield. A fact of another sentence of
-    the turn, or of another turn, is untouched; a fact without a span covers its whole turn."""
-    facts = [("role", 1, 0, 40, True, None), ("employer", 1, 0, 40, False, "new-employer"),
-             ("pet", 1, 41, 70, True, None), ("new-employer", 2, 0, 30, True, None),
-             ("whole", 3, None, None, True, None), ("closed", 3, 5, 9, False, None)]
-    assert closed_in_their_sentence(facts) == {"role", "whole"}
 
 
 def test_a_chunk_that_stated_a_closed_belief_keeps_half_its_score_even_if_it_supports_another() -> None:
