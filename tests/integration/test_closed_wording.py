@@ -11,15 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
-from medallion.db.connection import connect
-from medallion.serve.tools import Tools, open_tools
-from medallion.settings import Settings
-from medallion.silver.derive import derive
-from tests.conftest import fresh_database
+from medallion.serve.tools import Tools
+from tests.support.remembered import remembered_tools
 
 NS = "closed-wording"
 TURNS = ["I work as a nurse at Quillfield Memorial, mostly nights on the cardiac ward.",
@@ -29,21 +25,11 @@ START = datetime(2026, 4, 6, 9, 0, tzinfo=UTC)
 
 @pytest.fixture(scope="module")
 def tools(pg_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tools]:
-    tmp: Path = tmp_path_factory.mktemp("wording")
-    with fresh_database(pg_server) as url:
-        settings = Settings(home=tmp / "home", database_url=url, inbox=tmp / "inbox")
-        with open_tools(None, settings) as opened:
-            for n, text in enumerate(TURNS):
-                opened.remember(namespace=NS, content=text, kind="transcript", actor="user:maren", source="chat",
-                                source_event_id=str(n), occurred_at=(START + timedelta(days=n)).isoformat(),
-                                derive_now=False)
-        conn = connect(settings, "engine", autocommit=True)
-        try:
-            derive(conn, settings, namespaces=[NS])
-        finally:
-            conn.close()
-        with open_tools(None, settings) as opened:
-            yield opened
+    turns = [{"namespace": NS, "content": text, "kind": "transcript", "actor": "user:maren", "source": "chat",
+              "source_event_id": str(n), "occurred_at": (START + timedelta(days=n)).isoformat()}
+             for n, text in enumerate(TURNS)]
+    with remembered_tools(pg_server, tmp_path_factory.mktemp("wording"), turns, [NS]) as opened:
+        yield opened
 
 
 def test_the_ledger_closed_the_employer_and_kept_the_role(tools: Tools) -> None:

@@ -11,15 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
-from medallion.db.connection import connect
-from medallion.serve.tools import Tools, open_tools
-from medallion.settings import Settings
-from medallion.silver.derive import derive
-from tests.conftest import fresh_database
+from medallion.serve.tools import Tools
+from tests.support.remembered import remembered_tools
 
 NS = "records-before"
 TURNS = [
@@ -35,21 +31,11 @@ START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 @pytest.fixture(scope="module")
 def tools(pg_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tools]:
-    tmp: Path = tmp_path_factory.mktemp("records")
-    with fresh_database(pg_server) as url:
-        settings = Settings(home=tmp / "home", database_url=url, inbox=tmp / "inbox")
-        with open_tools(None, settings) as opened:
-            for n, (actor, kind, text) in enumerate(TURNS):
-                opened.remember(namespace=NS, content=text, kind=kind, actor=actor, source="records",
-                                source_event_id=str(n), occurred_at=(START + timedelta(days=n)).isoformat(),
-                                derive_now=False)
-        conn = connect(settings, "engine", autocommit=True)
-        try:
-            derive(conn, settings, namespaces=[NS])
-        finally:
-            conn.close()
-        with open_tools(None, settings) as opened:
-            yield opened
+    turns = [{"namespace": NS, "content": text, "kind": kind, "actor": actor, "source": "records",
+              "source_event_id": str(n), "occurred_at": (START + timedelta(days=n)).isoformat()}
+             for n, (actor, kind, text) in enumerate(TURNS)]
+    with remembered_tools(pg_server, tmp_path_factory.mktemp("records"), turns, [NS]) as opened:
+        yield opened
 
 
 def test_a_follow_up_under_the_bare_number_closes_the_fields_old_value(tools: Tools) -> None:

@@ -12,19 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
 
-from medallion.db.connection import connect
 from medallion.serve import graph, retrieve, search_graph
 from medallion.serve import search as searching
-from medallion.serve.tools import Tools, open_tools
-from medallion.settings import Settings
-from medallion.silver.derive import derive
-from tests.conftest import fresh_database
+from medallion.serve.tools import Tools
+from tests.support.remembered import remembered_tools
 
 NS = "one-statement"
 FIRST_AT = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -51,20 +47,11 @@ class CountingCursor(psycopg.Cursor):
 
 @pytest.fixture(scope="module")
 def tools(pg_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tools]:
-    tmp: Path = tmp_path_factory.mktemp("one-statement")
-    with fresh_database(pg_server) as url:
-        settings = Settings(home=tmp / "home", database_url=url, inbox=tmp / "inbox")
-        with open_tools(None, settings) as opened:
-            for n, (actor, text) in enumerate(TURNS):
-                opened.remember(namespace=NS, content=text, kind="transcript", actor=actor, source="chat",
-                                source_event_id=f"t{n}", occurred_at=(FIRST_AT + timedelta(days=n)).isoformat(),
-                                derive_now=False)
-            conn = connect(settings, "engine", autocommit=True)
-            try:
-                derive(conn, settings, namespaces=[NS])
-            finally:
-                conn.close()
-            yield opened
+    turns = [{"namespace": NS, "content": text, "kind": "transcript", "actor": actor, "source": "chat",
+              "source_event_id": f"t{n}", "occurred_at": (FIRST_AT + timedelta(days=n)).isoformat()}
+             for n, (actor, text) in enumerate(TURNS)]
+    with remembered_tools(pg_server, tmp_path_factory.mktemp("one-statement"), turns, [NS]) as opened:
+        yield opened
 
 
 def counted(tools: Tools, request: searching.SearchRequest) -> tuple[list[dict[str, Any]], list[str]]:
