@@ -249,7 +249,7 @@ def verify(request: SearchRequest, found: Candidates) -> dict[str, fusion.ChunkS
 PASSAGE_LISTS = ("passage_vector", "passage_text")  # whole passages only
 
 
-def fuse(found: Candidates, query: str = "") -> dict[str, float]:
+def fuse(found: Candidates, query: str) -> dict[str, float]:
     """Turn-level fusion: every list votes once per Bronze event (``serve/fusion.py``). A passage whose
     turn was also cut into clauses (a sentence holding several subjects' values) takes no place among
     its turn's items from the passage lists, where its clauses cannot compete; a fact the graph found

@@ -221,8 +221,7 @@ def value_spans(text: str) -> list[tuple[int, int]]:
     bounds = [0] + [m.end() for m in _JOINT_RE.finditer(text) if not _bracketed(text, m.start())] + [len(text)]
     parts: list[list[int]] = []
     for start, end in zip(bounds, bounds[1:], strict=False):
-        words = [w for w in _WORD_RE.findall(text[start:end]) if w.casefold() not in _CONNECTIVES]
-        if parts and len(words) < MIN_PART_WORDS:
+        if parts and _words(text, [start, end]) < MIN_PART_WORDS:
             parts[-1][1] = end
         elif parts and _words(text, parts[-1]) < MIN_PART_WORDS:
             parts[-1][1] = end  # a short opening part ("Honestly,") joins the one after it
@@ -236,9 +235,8 @@ def value_spans(text: str) -> list[tuple[int, int]]:
             named[-1][1] = part[1]  # an opening part that names nothing joins the one after it
         else:
             named.append(part)
-    if len(named) < 2 or not all(_names_something(text, start, end) for start, end in named):
-        return []
-    return [(start, end) for start, end in named]
+    # every part kept names something: an opening part that names nothing has taken in the next ones
+    return [(start, end) for start, end in named] if len(named) >= 2 else []
 
 
 def _bracketed(text: str, at: int) -> bool:
