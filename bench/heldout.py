@@ -6,8 +6,9 @@ written by someone else. ``tests/heldout_cases.py`` holds cases written elsewher
 this module is the one place that loads them and decides whether each holds, and prints both sets
 side by side so a change that helps the one set and not the other shows. The development cases
 written in the held-out format (``tests/development_cases.py``, tuned on) are printed beside them too,
-and so are a second writer's (``tests/second_writer_cases.py``: written without reading the code,
-measured once before any rule was tuned on them, tuned on since).
+and so are a second and a third writer's (``tests/second_writer_cases.py``,
+``tests/third_writer_cases.py``: written without reading the code, measured once before any rule was
+tuned on them, tuned on since).
 
 Loading: every case in its own namespace; its events remembered in order through
 ``tools.remember(..., derive_now=False)``, one day apart (chat → ``transcript``, note → ``note``,
@@ -216,6 +217,13 @@ def main() -> None:
         sets["development (second writer)"] = second["totals"]
         result["development_second_writer"] = {
             "totals": second["totals"], "failed": [r["id"] for r in second["cases"] if not r["passed"]]}
+        # the third writer's cases (tests/third_writer_cases.py): first measured before any rule used them
+        from tests.third_writer_cases import CASES as THIRD
+
+        third = run_heldout(THIRD, failures_only=True)
+        sets["development (third writer)"] = third["totals"]
+        result["development_third_writer"] = {
+            "totals": third["totals"], "failed": [r["id"] for r in third["cases"] if not r["passed"]]}
     print()
     print(side_by_side(sets))
     if args.json:

@@ -8,12 +8,19 @@ wins. A person reading the two turns knows the later one is the answer to "where
 this stage does what that reader does, without naming any relation:
 
 * a *cluster* gathers candidates about the same subject whose stored embeddings are close (cosine ≥
-  :data:`SIMILAR`) and that are about as close to the question (within :data:`MARGIN`): in rank
+  :data:`SIMILAR`) and that are about as close to the question (within :data:`MARGIN`; when the later
+  of two says it changes something, "now", "switched", "scratch that", the looser
+  :data:`SIMILAR_CHANGED` and :data:`MARGIN_CHANGED`, since a change is often told in words the
+  question does not use): in rank
   order, each candidate joins the first cluster whose founding event (a turn and the facts it stated)
   holds such an item, else starts its own; nothing chains through a member that joined later;
 * a candidate is about a subject when the subject's name is among its names (a fact's subject and
   its aliases; for a chunk, the subjects of the facts its event stated where they overlap it, else its
-  speaker when it speaks in the first person) or, for a chunk, its words (a note names its subject);
+  speaker when it speaks in the first person, whoever else it names, or when a person wrote it and it
+  speaks of no third person: "traded it in, picked up a used hatchback" drops its subject, as chat
+  does) or, for a chunk, its words (a note names its subject);
+* a candidate that states no value is never clustered (:func:`asserts_value`): a plan still under
+  consideration ("might switch to the Pro plan") or a request to forget does not replace what was said;
 * two beliefs of one subject in trusted slots are never clustered with each other, nor such a
   belief with a turn that stated another of its subject: the ledger compared them by slots it can
   trust, and had they filled one slot the older would be closed. A slot is trusted when it is curated
@@ -56,7 +63,7 @@ from typing import Any
 
 import numpy as np
 
-from medallion.silver import entities
+from medallion.silver import entities, forget_requests
 from medallion.silver.chunks import speaker
 from medallion.silver.embed import vector_of
 from medallion.silver.resolve import NEWS_WINDOW
@@ -69,6 +76,7 @@ from medallion.silver.resolve import NEWS_WINDOW
 SIMILAR = 0.40  # cosine between two candidates' stored embeddings: "the same kind of thing"
 MARGIN = 0.20  # how much closer to the question one member of a cluster may be than another
 SIMILAR_CHANGED = 0.25  # the same, when the later of the two says it changes something (:func:`says_change`)
+MARGIN_CHANGED = 0.35  # MARGIN, when the later of the two says it changes something
 WINDOW_EVENTS = 10  # the results of the first N distinct events are looked at; the rest keep their order
 PAST_TELLING = NEWS_WINDOW  # a belief dated this much before its telling is a story about before (as in the ledger)
 _QUOTED = 40  # the leading characters of a turn that identify it inside another chunk's context
@@ -92,6 +100,7 @@ NOW_WORDS = frozenset(("now", "currently", "nowadays", "today", "still", "latest
 _NOT_A_STATE = re.compile(r"^\s*(?:why|how(?!\s+old\b))\b|\b(?:has|have)\s+(?:\w+\s+){0,3}?\w+(?:ed|en|wn|ne|ught)\b")
 PRESENT_PHRASES = ("these days", "at the moment", "right now", "any more")
 FIRST_PERSON = frozenset(("i", "im", "me", "my", "mine", "myself", "ive", "id", "ill", "we", "our", "us"))
+THIRD_PERSON = frozenset(("he", "she", "him", "her", "his", "hers", "hes", "shes", "they", "them", "their", "theyre"))
 
 
 def tokens(text: Any) -> set[str]:
@@ -156,6 +165,7 @@ class Candidate:
     words: frozenset[str] = field(default_factory=frozenset)  # its own words and its names' tokens
     many: bool = False  # of a many-valued meaning: never reordered
     changes: bool = False  # its words say something took another's place ("now", "new", "no longer", "quit")
+    asserts: bool = True  # its words state a value: not a plan under consideration ("might switch"), not a request
     fact: bool = False  # a belief (else a chunk of raw text)
     trusted: bool = False  # a belief in a trusted slot (:data:`TRUSTED_SLOT`): the ledger's verdict on it stands
 
@@ -182,6 +192,7 @@ def linked(a: Candidate, b: Candidate, threshold: float = SIMILAR, margin: float
     newer = a if (a.when, _order(a.event)) > (b.when, _order(b.event)) else b
     if newer.changes:  # the later turn says it replaces something: a looser likeness suffices
         threshold = min(threshold, SIMILAR_CHANGED)
+        margin = max(margin, MARGIN_CHANGED)
     return (same_subject(a, b) and abs(a.to_question - b.to_question) <= margin
             and cosine(a.vector, b.vector) >= threshold)
 
@@ -199,7 +210,7 @@ def clusters(items: Sequence[Candidate], threshold: float = SIMILAR,
     else starts its own; a cluster never grows through a member that joined it. Many-valued items,
     items without a time or a vector, and (when the question names ``subjects``) items about none of
     them stay alone."""
-    eligible = [not item.many and item.when is not None and item.vector is not None
+    eligible = [not item.many and item.asserts and item.when is not None and item.vector is not None
                 and (not subjects or any(_mentions(s, item) for s in subjects)) for item in items]
     groups: list[list[int]] = []
     open_groups: list[list[int]] = []
@@ -341,10 +352,10 @@ def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, An
         said = tokens(item.get("statement"))
         named = [n for n in (names or []) if n]
         if item.get("kind") == "chunk" and not named:
-            if said & FIRST_PERSON and speaker(actor):
-                named.append(speaker(actor))  # no belief says whom the turn is about: its speaker
-            else:
-                named += proper_words(str(item.get("statement") or ""))  # a note names whom it is about
+            named += proper_words(str(item.get("statement") or ""))  # a note names whom it is about
+        if item.get("kind") == "chunk" and speaker(actor) and (
+                said & FIRST_PERSON or (str(actor).startswith("user:") and not said & THIRD_PERSON)):
+            named.append(speaker(actor))  # a person's turn is about its speaker, whatever else it names
         named += [i for n in named if (i := entities.identifier(n)) is not None]  # "Ticket 3301" is "3301" too
         name_sets = tuple(frozenset(tokens(n)) for n in dict.fromkeys(named) if tokens(n))
         cards = [c for c in (cards or []) if c]
@@ -357,7 +368,8 @@ def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, An
             names=name_sets, fact=item.get("kind") == "fact", trusted=bool(trusted),
             words=frozenset(set().union(*name_sets) if item.get("kind") == "fact" else said.union(*name_sets)),
             many=bool(cards) and all(c == "many" for c in cards),
-            changes=says_change(str(item.get("statement") or ""))))
+            changes=says_change(str(item.get("statement") or "")),
+            asserts=asserts_value(str(item.get("statement") or ""))))
     return out
 
 
@@ -464,7 +476,9 @@ def replaced_first(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
 # Words that say a value took another's place or ended. Query time reads more of them than the ledger
 # (silver/slot_meaning.states_change), since here they only loosen how alike two turns must be.
 _CHANGE_WORDS = re.compile(r"\b(?:now|new|no\s+longer|any\s*more|instead|switched|quit|passed\s+away|left|started|"
-                           r"moved|changed|finally|officially|reassigned|relocated|renamed|replaced|retired)\b", re.I)
+                           r"moved|changed|finally|officially|reassigned|relocated|renamed|replaced|retired|"
+                           r"upgraded|downgraded|escalated|bumped|promoted|demoted|transferred|swapped|"
+                           r"scratch\s+that|actually)\b", re.I)
 _ADDING_WORDS = re.compile(r"\b(?:also|too|another|as\s+well)\b", re.I)
 
 
@@ -472,3 +486,15 @@ def says_change(text: str) -> bool:
     """Whether a text says that something took another's place or ended: a change word ("now", "new",
     "switched", "quit", "reassigned"), and no word that adds one more ("also")."""
     return bool(_CHANGE_WORDS.search(text)) and not _ADDING_WORDS.search(text)
+
+
+# Words that say a plan is not yet decided: "might switch", "maybe", "not sure yet", "thinking about".
+_TENTATIVE = re.compile(r"\b(?:might|maybe|perhaps|possibly|probably|not\s+sure|undecided|thinking\s+(?:about|of)|"
+                        r"considering|torn\s+between|either\b.{1,40}\bor)\b", re.I)
+
+
+def asserts_value(text: str) -> bool:
+    """Whether a text states a value, so that it may take a cluster's first place as the newest: not
+    when it only considers a change ("might switch to X", "either A or B, not sure yet") or asks the
+    memory to forget something ("delete what I told you about her job")."""
+    return not _TENTATIVE.search(text) and forget_requests.detect(text) is None

@@ -140,6 +140,7 @@ def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]
     scores = fuse(found, request.query)
     results = serve(conn, request, found, scores, standing)
     results.sort(key=rank_key)
+    results = narrowest_first(results, request.query)
     if before:
         results = present.replaced_first(results)
     elif request.as_of is None:  # at a past moment the ledger of then answers; about now, the newest first
@@ -152,6 +153,35 @@ def rank_key(result: dict[str, Any]) -> tuple[float, int, str]:
     its sentence, that two lists rank in swapped order) the shorter text, which says less besides the
     answer; then the id (a stable order)."""
     return (-result["score"], len(result.get("statement") or ""), result.get("fact_id") or result.get("chunk_id") or "")
+
+
+def narrowest_first(results: list[dict[str, Any]], query: str) -> list[dict[str, Any]]:
+    """Of a turn's two texts, one inside the other, the inner one first when it holds every word of
+    the question that the outer one holds: "Household cars: mine is a red Fiat Panda; Erik's is a
+    grey Volvo estate." and its clause "Erik's is a grey Volvo estate." match "What car does Erik
+    have?" by the same words, and the clause says nothing about the other car. A text that holds none
+    of the question's words keeps its place (its meaning ranked it, not a part). The moved text takes
+    the outer one's place and score; the outer one and everything between keep their order."""
+    asked = present.tokens(query) - STOP_WORDS
+    out = list(results)
+    for place in range(len(out)):
+        outer = out[place]
+        text = str(outer.get("statement") or "").strip()
+        if outer.get("kind") != "chunk" or not text:
+            continue
+        event = (outer.get("provenance") or {}).get("bronze_event_id")
+        wanted = asked & present.tokens(text)
+        if not wanted:
+            continue  # the words did not rank it: nothing says which of its parts answers
+        for later in range(place + 1, len(out)):
+            inner = out[later]
+            inner_text = str(inner.get("statement") or "").strip()
+            if (inner.get("kind") == "chunk" and (inner.get("provenance") or {}).get("bronze_event_id") == event
+                    and inner_text and inner_text != text and inner_text in text
+                    and wanted <= present.tokens(inner_text)):
+                out.insert(place, {**out.pop(later), "score": outer["score"]})
+                break
+    return out
 
 
 def plan(request: SearchRequest, params: dict[str, Any]) -> retrieve.Plan:

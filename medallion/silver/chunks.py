@@ -25,7 +25,10 @@ MAX_CHARS = 800
 MIN_SENTENCE = 25  # a shorter sentence ("Wow!", "Thanks, Jon.") is joined to the next
 TURN_KINDS = frozenset({"transcript", "note", "issue"})  # split by sentence; documents and commits by window
 CONTEXT_CHARS = 400  # of the previous turn: enough for a question, not a whole document
-_BOUNDARY = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
+# A sentence ends at . ! or ? and a space, but not after a title or a common abbreviation ("Dr. Sandoval").
+_ABBREVIATIONS = ("Dr", "Mr", "Mrs", "Ms", "Mx", "St", "Prof", "Jr", "Sr", "Mt", "vs", "approx", "e.g", "i.e")
+_BOUNDARY = re.compile("(?<=[.!?])" + "".join(rf"(?<!\b{re.escape(a)}\.)" for a in _ABBREVIATIONS)
+                       + r"\s+|\n\s*\n")
 
 
 def chunk_id(event_id: int, start: int, end: int) -> str:

@@ -83,9 +83,7 @@ def tools(pg_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 
 
 # What the stage does not reach yet, each with why. strict: a case that starts passing fails here.
-KNOWN_LIMITS = {
-    "keys-to-new-flat": "the earlier turn's belief is about 'Home', not the speaker, so no subject links the turns",
-}
+KNOWN_LIMITS: dict[str, str] = {}
 
 
 def _params() -> list[Any]:

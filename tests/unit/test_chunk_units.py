@@ -90,3 +90,12 @@ def test_a_sentence_whose_parts_do_not_each_name_a_value_is_not_cut(sentence: st
 
 def test_an_issue_comment_is_a_turn_split_by_sentence() -> None:
     assert "issue" in chunks.TURN_KINDS and "document" not in chunks.TURN_KINDS
+
+
+def test_a_title_or_an_abbreviation_does_not_end_a_sentence() -> None:
+    """'New GP: Dr. Sandoval' is one sentence: cut at 'Dr.' the name would sit in a chunk of its own,
+    apart from what it is the name of."""
+    text = "Changed surgeries last week. New GP: Dr. Sandoval at Eastgate, e.g. for repeat prescriptions."
+    spans = chunks.sentences(text, min_chars=0)
+    assert [text[s:e] for s, e in spans] == [
+        "Changed surgeries last week.", "New GP: Dr. Sandoval at Eastgate, e.g. for repeat prescriptions."]

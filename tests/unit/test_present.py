@@ -18,6 +18,7 @@ from medallion.serve.present import (
     about_the_present,
     asks_about_before,
     asks_for_many,
+    asserts_value,
     clusters,
     linked,
     newest_first,
@@ -248,6 +249,9 @@ LOOSELY_ALIKE = [0.15, 0.85, 0.5]  # cosine ≈ 0.31 with WORK: below SIMILAR, a
     ("3301 reassigned: Dmitri owns it from now on", True),
     ("I switched to the night shift", True),
     ("Officially started at Lumora Press today", True),
+    ("Scratch that, the retro moved to Thursday", True),
+    ("Actually I'm on the Pro plan these days", True),
+    ("Ticket 88 escalated to the platform team", True),
     ("I also speak Basque now", False),  # one more, not a replacement
     ("Spent the weekend hiking the ridge trail", False),
 ])
@@ -302,3 +306,57 @@ def test_a_turns_text_and_its_belief_in_a_trusted_slot_stay_one_group() -> None:
     assert linked(fact, text)
     other_turn = replace(_item("other", 6, WORK_AGAIN, event=2), fact=True, trusted=True)
     assert not linked(fact, other_turn)
+
+
+@pytest.mark.parametrize(("text", "asserts"), [
+    ("I might switch to the Tuesday pottery class", False),
+    ("Either Lyon or Porto next spring, not sure yet", False),
+    ("Thinking about trading the hatchback for an e-bike", False),
+    ("Please forget my home address", False),  # a request, not a value
+    ("I switched to the Tuesday pottery class", True),
+    ("My new address is 14 Quarry Lane", True),
+])
+def test_a_plan_under_consideration_or_a_request_states_no_value(text: str, asserts: bool) -> None:
+    assert asserts_value(text) is asserts
+
+
+def test_a_later_turn_that_only_considers_a_change_does_not_take_the_first_place() -> None:
+    """'I might move to the Thursday class' after 'I take the Monday class': Monday is still the answer."""
+    old = _item("old", 1, WORK)
+    maybe = replace(_item("maybe", 3, WORK_AGAIN), asserts=False)
+    assert newest_first([old, maybe]) == [0, 1]
+    assert newest_first([old, replace(maybe, asserts=True)]) == [1, 0]
+
+
+def test_a_later_turn_that_says_a_change_may_sit_further_from_the_question() -> None:
+    """'Officially started at Brightwell today' shares few words with 'Where does Selma work?': a turn
+    that says it changes something joins a cluster from further away than a plain one."""
+    old = _item("old", 1, WORK, to_question=0.7)
+    later = _item("new", 3, WORK_AGAIN, to_question=0.42)
+    assert not linked(old, later)
+    assert linked(old, replace(later, changes=True))
+
+
+def test_a_turn_in_the_first_person_is_about_its_speaker_whatever_else_it_names() -> None:
+    """'I drive a Civic now and my brother kept the Jeep' names the brother in a belief; the turn is
+    still the speaker's, so it can replace the speaker's older turn about a car."""
+    results = [{"kind": "chunk", "chunk_id": "c", "statement": "I drive a Civic now and my brother kept the Jeep.",
+                "valid_from": "2026-01-06T09:30:00+00:00", "provenance": {"bronze_event_id": 2}}]
+    rows = {"c": ("c", None, ["brother"], [], "user:nadia", None, False, None)}
+    (chunk,) = present_candidates(rows, results, [1.0, 0.0, 0.0])
+    assert frozenset({"nadia"}) in chunk.names and frozenset({"brother"}) in chunk.names
+
+
+
+@pytest.mark.parametrize(("text", "actor", "about_speaker"), [
+    ("traded it in, picked up a used Corvane yesterday", "user:priya", True),  # the subject dropped, as chat does
+    ("hitting the pool at Tidewell every morning", "user:priya", True),
+    ("so proud of her, she trained so hard for it", "user:priya", False),  # about someone else
+    ("Customer upgraded to the annual plan", "agent:desk-2", False),  # an agent writes about others
+])
+def test_a_persons_turn_without_a_subject_is_about_its_speaker(text: str, actor: str, about_speaker: bool) -> None:
+    results = [{"kind": "chunk", "chunk_id": "c", "statement": text,
+                "valid_from": "2026-01-06T09:30:00+00:00", "provenance": {"bronze_event_id": 2}}]
+    rows = {"c": ("c", None, [], [], actor, None, False, None)}
+    (chunk,) = present_candidates(rows, results, [1.0, 0.0, 0.0])
+    assert (frozenset(tokens(actor.split(":")[1])) in chunk.names) is about_speaker
