@@ -387,6 +387,13 @@ def steps(predicates: Sequence[str]) -> list[Step]:
 def mention_keys(query: str) -> dict[str, tuple[int, int]]:
     """Every word n-gram of the query (up to :data:`MENTION_WORDS` words) as an entity lookup key
     (normalised like entity names; "Carol's" also as "carol"), with its token span, first one kept."""
+    return dict(_mention_keys(query))
+
+
+@lru_cache(maxsize=8)
+def _mention_keys(query: str) -> tuple[tuple[str, tuple[int, int]], ...]:
+    """:func:`mention_keys`, kept for the last few queries: a search asks twice (its plan, then its
+    graph list), and normalising every n-gram of a question takes about a quarter of a millisecond."""
     tokens = query.split()
     keys: dict[str, tuple[int, int]] = {}
     for i in range(len(tokens)):
@@ -396,7 +403,7 @@ def mention_keys(query: str) -> dict[str, tuple[int, int]]:
                 key = entities.normalize(variant)
                 if len(key) > 1:
                     keys.setdefault(key, (i, j))
-    return keys
+    return tuple(keys.items())
 
 
 def pick_mentions(found: Iterable[Mention]) -> list[Mention]:
@@ -481,7 +488,7 @@ def hops(conn: psycopg.Connection, *, source: str, where: str, params: dict[str,
     otherwise stop one hop short.
     """
     inverse = step is not None and step.inverse
-    near = "1 - (f.embedding <=> %(q)s::vector)" if params.get("q") else "NULL::float8"
+    near = "1 - (f.embedding <=> %(q)s::vector)" if params.get("q") is not None else "NULL::float8"
     if inverse:
         followable = FOLLOWABLE.format(believed=believed, touches="")
         sql = (f"SELECT g.object_id, f.predicate, CASE WHEN {followable} THEN f.subject_id END, f.fact_id, "

@@ -19,11 +19,14 @@ without the statement, and the facts it found are loaded on their own; results a
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
+from psycopg.pq import Format
 
 from medallion.serve import graph, present, served
 from medallion.silver.embed import vector_arrays
@@ -142,7 +145,7 @@ def _next_nodes(level: int) -> str:
 
 
 def statement(plan: Plan) -> str:
-    """The SQL of one search (parameters: see search.candidates)."""
+    """The SQL of one search (parameters: see search.candidates); :func:`positional` numbers them."""
     ctes: list[str] = []
     if plan.as_of:
         ctes.append("src AS MATERIALIZED (SELECT * FROM silver.facts_as_of(%(ns)s, %(when)s, %(when)s))")
@@ -263,15 +266,45 @@ def _chunk_parts(plan: Plan, ctes: list[str], parts: list[str]) -> None:
                              "WHERE f.fact_id = s.id) x", id="x.fact_id", **_FACT_COLUMNS))
 
 
+_PLACEHOLDER = re.compile(r"%\((\w+)\)s|%%|%")
+
+
+@functools.lru_cache(maxsize=64)
+def positional(plan: Plan) -> tuple[str, tuple[str, ...]]:
+    """The statement of ``plan`` with numbered parameters (``$1``, ``$2``, …), and the name each number
+    stands for, built once per plan.
+
+    Why: the statement is about 23 KB, and psycopg keeps its conversion of ``%(name)s`` parameters
+    only for statements up to 4 KB, so every search built the text again and psycopg split it again
+    (about 0.4 ms together); a raw cursor takes the numbered form as it is.
+    """
+    names: list[str] = []
+
+    def number(match: re.Match[str]) -> str:
+        if match[0] == "%%":
+            return "%"
+        if match[1] is None:
+            raise ValueError("a lone % in the search statement")
+        if match[1] not in names:
+            names.append(match[1])
+        return f"${names.index(match[1]) + 1}"
+
+    return _PLACEHOLDER.sub(number, statement(plan)), tuple(names)
+
+
 def fetch(conn: psycopg.Connection, plan: Plan, params: dict[str, Any]) -> Fetched:
     """Run the statement and sort its rows by part.
 
     Binary, so that the embeddings come as arrays rather than text to parse; prepared at once, so
     that after the server's first few custom plans the connection reuses one generic plan (the
-    statement is long: planning it costs more than several of its lists).
+    statement is long: planning it costs more than several of its lists); numbered parameters
+    (:func:`positional`), so that the text is neither rebuilt nor parsed again on each call.
     """
-    with vector_arrays(conn.cursor(binary=True)) as cur:
-        rows = cur.execute(statement(plan), params, prepare=True).fetchall()
+    sql, names = positional(plan)
+    cur = psycopg.RawCursor(conn)
+    cur.format = Format.BINARY
+    with vector_arrays(cur) as cur:
+        rows = cur.execute(sql, [params[name] for name in names], prepare=True).fetchall()
     fetched = parse(rows)
     if not plan.as_of:
         _events_of_served(fetched)

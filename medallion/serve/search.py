@@ -27,6 +27,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
 import psycopg
 
 from medallion.serve import fusion, graph, present, retrieve, search_graph, served
@@ -216,7 +217,10 @@ def plan(request: SearchRequest, params: dict[str, Any]) -> retrieve.Plan:
 
 def candidates(conn: psycopg.Connection, request: SearchRequest, vector: list[float]) -> Candidates:
     """Every ranked list of the request, and the rows the later stages read, from one statement."""
-    params: dict[str, Any] = {"ns": request.namespace, "q": str(vector), "n": CANDIDATES, **tsqueries(request.query)}
+    # the query vector goes as pgvector's binary form (the connection's numpy adapter): as text, Python
+    # wrote 384 floats and the server parsed them on every search; the float32 values are the same
+    params: dict[str, Any] = {"ns": request.namespace, "q": np.asarray(vector, dtype=np.float32), "n": CANDIDATES,
+                              **tsqueries(request.query)}
     reading = plan(request, params)
     fetched = retrieve.fetch(conn, reading, params)
     # the walk's own statements (when it goes past what was read ahead) see the facts relation by name

@@ -96,7 +96,7 @@ class Request:
 
     def check(self) -> None:
         """Refuse bounds and choices every surface shares, then what only this verb needs (:meth:`more`)."""
-        hints = typing.get_type_hints(type(self))
+        hints = _type_hints(type(self))
         for f in dataclasses.fields(self):
             value, spec = getattr(self, f.name), f.metadata["doc"]
             if spec.ge is not None and (value is not None or f.default is not None):
@@ -114,6 +114,13 @@ class Request:
     def api(self) -> dict[str, Any]:
         """The request as the keyword arguments of its ``Tools`` method."""
         return {f.name: getattr(self, f.name) for f in fields_on(type(self), API)}
+
+
+@functools.cache
+def _type_hints(request: type[Request]) -> dict[str, Any]:
+    """A request class's resolved field types, once per class: resolving the annotations (strings
+    here) evaluates them anew on every call, which a lookup that takes a millisecond notices."""
+    return typing.get_type_hints(request)
 
 
 def _either(choices: tuple[Any, ...]) -> str:

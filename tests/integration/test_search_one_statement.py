@@ -4,13 +4,14 @@ Why: every statement is a round trip and a plan; a search used to run about a do
 per graph hop, per stage), which made it 30× a bare vector probe. A caller depends on search being
 one statement whatever it asks (a name the graph walks from, a question about now, a past moment,
 a subject filter, closed beliefs), and on the graph list being the one the walk gives when it reads
-each hop itself. Statements are counted on the real connection by a cursor that counts its
-``execute`` calls (no database double).
+each hop itself. Statements are counted on the real connection by recording every cursor's
+``execute`` on it (no database double).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -35,14 +36,24 @@ TURNS = (
 )
 
 
-class CountingCursor(psycopg.Cursor):
-    """A real cursor that records the statements it sends."""
-
+@contextmanager
+def counting(conn: psycopg.Connection) -> Iterator[list[str]]:
+    """The statements sent on ``conn`` meanwhile: every ``execute`` of a cursor of it. Recorded on
+    ``psycopg.Cursor`` itself, from which every cursor class derives (search's one statement goes
+    through a raw cursor, ``conn.execute`` through the connection's default one)."""
     sent: list[str] = []
+    execute = psycopg.Cursor.execute
 
-    def execute(self, query: Any, params: Any = None, **kwargs: Any) -> CountingCursor:  # type: ignore[override]
-        CountingCursor.sent.append(str(query))
-        return super().execute(query, params, **kwargs)
+    def recording(self: psycopg.Cursor, query: Any, params: Any = None, **kwargs: Any) -> psycopg.Cursor:
+        if self.connection is conn:
+            sent.append(str(query))
+        return execute(self, query, params, **kwargs)
+
+    psycopg.Cursor.execute = recording  # type: ignore[method-assign]
+    try:
+        yield sent
+    finally:
+        psycopg.Cursor.execute = execute  # type: ignore[method-assign]
 
 
 @pytest.fixture(scope="module")
@@ -57,15 +68,9 @@ def tools(pg_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 def counted(tools: Tools, request: searching.SearchRequest) -> tuple[list[dict[str, Any]], list[str]]:
     """The request's results and the statements ``search`` sent for it, inside the caller's scope."""
     vector = searching.query_vector(tools.settings.embedding_model, request.query)
-    with tools.scope([request.namespace]) as conn:
-        factory = conn.cursor_factory
-        conn.cursor_factory = CountingCursor
-        CountingCursor.sent = []
-        try:
-            results = searching.search(conn, request, vector)
-        finally:
-            conn.cursor_factory = factory
-    return results, list(CountingCursor.sent)
+    with tools.scope([request.namespace]) as conn, counting(conn) as sent:
+        results = searching.search(conn, request, vector)
+    return results, sent
 
 
 @pytest.mark.parametrize("request_", [
@@ -91,18 +96,12 @@ def test_a_subject_that_names_no_entity_finds_nothing_in_one_statement(tools: To
 
 def test_the_tool_call_reads_once(tools: Tools) -> None:
     """Through ``Tools.search``: the scope's settings, the one read, and the call's telemetry row."""
-    reader = tools.reader
-    factory = reader.cursor_factory
-    reader.cursor_factory = CountingCursor
-    CountingCursor.sent = []
-    try:
+    with counting(tools.reader) as sent:
         assert tools.search("Where does Maria Lopez live?", namespace=NS)
-    finally:
-        reader.cursor_factory = factory
-    reads = [q for q in CountingCursor.sent if "silver." in q]
-    assert len(reads) == 1, CountingCursor.sent
-    assert len(CountingCursor.sent) == 3, CountingCursor.sent  # set_config, the search, telemetry
-    assert "telemetry.retrievals" in CountingCursor.sent[-1]
+    reads = [q for q in sent if "silver." in q]
+    assert len(reads) == 1, sent
+    assert len(sent) == 3, sent  # set_config, the search, telemetry
+    assert "telemetry.retrievals" in sent[-1]
 
 
 @pytest.mark.parametrize("query", ["Where does Maria Lopez live?", "Where is the company Maria Lopez works at located?",

@@ -100,6 +100,28 @@ def test_entities_are_alias_aware_but_never_fuzzy(team: psycopg.Connection) -> N
     assert queries.related(team, "team-atlas", "Carol", "Alice", max_depth=1) == []
 
 
+def test_a_slot_is_read_by_an_alias_as_by_the_name(team: psycopg.Connection, team_database_url: str,
+                                                    tmp_path: Path) -> None:
+    """S11: ``current`` and ``history`` find a subject by an alias as by its name (entities.find), on the
+    engine's connection, which no scope narrows, and through the tool login's scope, where the alias is
+    looked up by silver.entities_aliased."""
+    [(alias, predicate)] = team.execute(
+        "SELECT e.aliases[1], f.predicate FROM silver.entities e JOIN silver.facts f ON f.subject_id = e.entity_id "
+        "WHERE e.namespace = 'team-atlas' AND e.normalized_name = 'alice' AND cardinality(e.aliases) > 0 "
+        "ORDER BY f.predicate LIMIT 1").fetchall()
+    by_name = served.history(team, "team-atlas", "Alice", predicate)
+    assert by_name and served.history(team, "team-atlas", alias, predicate) == by_name
+    now = served.current(team, "team-atlas", "Alice", predicate)
+    assert served.current(team, "team-atlas", alias, predicate) == now
+    settings = Settings(home=tmp_path / "tool-home", database_url=team_database_url, inbox=tmp_path)
+    with open_tools(settings=settings) as tools:
+        shown = tools.history("Alice", predicate, namespace="team-atlas")
+        assert [f["fact_id"] for f in shown] == [f["fact_id"] for f in by_name]
+        assert tools.history(alias, predicate, namespace="team-atlas") == shown
+        assert tools.current(alias, predicate, namespace="team-atlas") == tools.current(
+            "Alice", predicate, namespace="team-atlas")
+
+
 def test_documents_are_versioned_git_style(team: psycopg.Connection) -> None:
     """S8: versions per path with parents and one HEAD; identical content dedups; drift by hash."""
     versions = documents.history(team, "team-atlas", "handbook/oncall.md")
