@@ -247,7 +247,8 @@ def diagnose(tools, engine, admin, settings, queries: list[str], sources: list[d
 
     candidates = []
     for query in queries:
-        params = {"ns": NAMESPACE, "q": str(searching.query_vector(settings.embedding_model, query)),
+        params = {"ns": NAMESPACE, "q": np.asarray(searching.query_vector(settings.embedding_model, query),
+                                                  dtype=np.float32),  # as search sends it (binary)
                   "n": CANDIDATES, **tsqueries(query)}
         with tools.scope([NAMESPACE]) as conn:
             ids = [r[0] for r in clock("search: vector candidates (tool, LIMIT 50)", conn, vec_sql, params)]
