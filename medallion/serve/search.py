@@ -156,11 +156,16 @@ def rank_key(result: dict[str, Any]) -> tuple[float, int, str]:
     return (-result["score"], len(result.get("statement") or ""), result.get("fact_id") or result.get("chunk_id") or "")
 
 
+_LABEL = re.compile(r"^[^:\n]{1,40}:\s")  # a short label before a colon that opens a text
+
+
 def narrowest_first(results: list[dict[str, Any]], query: str) -> list[dict[str, Any]]:
     """Of a turn's two texts, one inside the other, the inner one first when it holds every word of
     the question that the outer one holds: "Household cars: mine is a red Fiat Panda; Erik's is a
     grey Volvo estate." and its clause "Erik's is a grey Volvo estate." match "What car does Erik
-    have?" by the same words, and the clause says nothing about the other car. A text that holds none
+    have?" by the same words, and the clause says nothing about the other car. The words of a label
+    that opens the outer text ("Lunch orders: Bilal, falafel; Chiara, risotto") head all its parts
+    and are not asked of the inner one. A text that holds none
     of the question's words keeps its place (its meaning ranked it, not a part). The moved text takes
     the outer one's place and score; the outer one and everything between keep their order."""
     asked = present.tokens(query) - STOP_WORDS
@@ -171,7 +176,8 @@ def narrowest_first(results: list[dict[str, Any]], query: str) -> list[dict[str,
         if outer.get("kind") != "chunk" or not text:
             continue
         event = (outer.get("provenance") or {}).get("bronze_event_id")
-        wanted = asked & present.tokens(text)
+        header = _LABEL.match(text)  # "Lunch orders: …", "TCK-8120: …" heads every part alike
+        wanted = (asked & present.tokens(text)) - present.tokens(header[0] if header else "")
         if not wanted:
             continue  # the words did not rank it: nothing says which of its parts answers
         for later in range(place + 1, len(out)):

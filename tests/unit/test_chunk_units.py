@@ -99,3 +99,10 @@ def test_a_title_or_an_abbreviation_does_not_end_a_sentence() -> None:
     spans = chunks.sentences(text, min_chars=0)
     assert [text[s:e] for s, e in spans] == [
         "Changed surgeries last week.", "New GP: Dr. Sandoval at Eastgate, e.g. for repeat prescriptions."]
+
+
+def test_a_list_whose_items_hold_commas_is_cut_at_its_semicolons() -> None:
+    """'Bilal, falafel wrap' is one item: cut at every comma the short pieces merge back into one part."""
+    text = "Dinner orders: Saoirse, lamb tagine; Piotr, leek tart."
+    assert [text[a:b] for a, b in value_spans(text)] == ["Dinner orders: Saoirse, lamb tagine; ", "Piotr, leek tart."]
+    assert value_spans("I love the new office; honestly.") == []  # a part that names nothing is no item

@@ -12,7 +12,7 @@ from typing import Any
 
 from medallion.serve.search import narrowest_first
 
-PASSAGE = "Our cars: mine is a red hatchback; Ilsa's is a blue van."
+PASSAGE = "Our cars: Tomas drives a red hatchback; Ilsa's is a blue van."
 
 
 def _chunk(cid: str, text: str, score: float, event: int = 1) -> dict[str, Any]:
@@ -25,7 +25,7 @@ def _ids(results: list[dict[str, Any]]) -> list[str]:
 
 
 def test_the_clause_that_holds_the_questions_words_takes_its_passages_place() -> None:
-    results = [_chunk("passage", PASSAGE, 0.4), _chunk("mine", "Our cars: mine is a red hatchback; ", 0.39),
+    results = [_chunk("passage", PASSAGE, 0.4), _chunk("mine", "Our cars: Tomas drives a red hatchback; ", 0.39),
                _chunk("other", "elsewhere", 0.3, event=2), _chunk("ilsa", "Ilsa's is a blue van.", 0.2)]
     order = narrowest_first(results, "What does Ilsa drive?")
     assert _ids(order) == ["ilsa", "passage", "mine", "other"]
@@ -33,9 +33,9 @@ def test_the_clause_that_holds_the_questions_words_takes_its_passages_place() ->
 
 
 def test_a_passage_whose_question_words_no_clause_holds_alone_keeps_its_place() -> None:
-    """'Which cars do Ilsa and I have?' needs both clauses: the passage stays first."""
+    """'Which cars do Ilsa and Tomas have?' needs both clauses: the passage stays first."""
     results = [_chunk("passage", PASSAGE, 0.4), _chunk("ilsa", "Ilsa's is a blue van.", 0.3)]
-    assert _ids(narrowest_first(results, "Which cars do Ilsa and I have?")) == ["passage", "ilsa"]
+    assert _ids(narrowest_first(results, "Which cars do Ilsa and Tomas have?")) == ["passage", "ilsa"]
 
 
 def test_a_passage_found_by_meaning_alone_keeps_its_place() -> None:
@@ -47,3 +47,11 @@ def test_a_passage_found_by_meaning_alone_keeps_its_place() -> None:
 def test_a_text_of_another_turn_never_moves() -> None:
     results = [_chunk("passage", PASSAGE, 0.4), _chunk("ilsa", "Ilsa's is a blue van.", 0.3, event=2)]
     assert _ids(narrowest_first(results, "What does Ilsa drive?")) == ["passage", "ilsa"]
+
+
+def test_the_label_that_opens_a_list_is_not_asked_of_its_items() -> None:
+    """'Lunch orders: Bilal, falafel wrap; Chiara, risotto': 'lunch' heads both items."""
+    text = "Lunch orders: Bilal, falafel wrap; Chiara, mushroom risotto."
+    results = [_chunk("list", text, 0.4), _chunk("bilal", "Lunch orders: Bilal, falafel wrap; ", 0.4),
+               _chunk("chiara", "Chiara, mushroom risotto.", 0.4)]
+    assert _ids(narrowest_first(results, "What did Chiara order for lunch?")) == ["chiara", "list", "bilal"]

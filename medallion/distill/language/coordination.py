@@ -218,6 +218,9 @@ def value_spans(text: str) -> list[tuple[int, int]]:
     uses this cut; facts are still read by clause."""
     if len(text) > MAX_CHARS:
         return []
+    by_semicolon = _semicolon_parts(text)
+    if by_semicolon:
+        return by_semicolon
     bounds = [0] + [m.end() for m in _JOINT_RE.finditer(text) if not _bracketed(text, m.start())] + [len(text)]
     parts: list[list[int]] = []
     for start, end in zip(bounds, bounds[1:], strict=False):
@@ -237,6 +240,19 @@ def value_spans(text: str) -> list[tuple[int, int]]:
             named.append(part)
     # every part kept names something: an opening part that names nothing has taken in the next ones
     return [(start, end) for start, end in named] if len(named) >= 2 else []
+
+
+def _semicolon_parts(text: str) -> list[tuple[int, int]]:
+    """The parts of a sentence cut at its semicolons, when each has :data:`MIN_PART_WORDS` words and
+    names something: a semicolon separates the items of a list whose items hold commas of their own
+    ("Lunch orders: Bilal, falafel wrap; Chiara, mushroom risotto"), which the cut at every comma would
+    merge back into one part; ``[]`` otherwise."""
+    bounds = [0] + [m.end() for m in re.finditer(r";\s+", text) if not _bracketed(text, m.start())] + [len(text)]
+    parts = [(start, end) for start, end in zip(bounds, bounds[1:], strict=False) if text[start:end].strip()]
+    if len(parts) < 2 or any(_words(text, [a, b]) < MIN_PART_WORDS or not _names_something(text, a, b)
+                             for a, b in parts):
+        return []
+    return parts
 
 
 def _bracketed(text: str, at: int) -> bool:
