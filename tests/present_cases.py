@@ -104,6 +104,15 @@ CASES: list[PresentCase] = [
         Said("agent:accounts", "Customer Ilse Brandt is on the Basic tier, invoiced quarterly.", "old"),
         Said("agent:accounts", "Ilse Brandt upgraded to the Gold tier this morning, invoiced yearly.", "new"),
     ), "Which tier is Ilse Brandt on?", ("gold",), ("basic",)),
+    # A later note about a relative of the person is no update of the person's own belief.
+    PresentCase("relative-bought-later", "unrelated", (
+        Said("agent:depot", "Corvin Hale drives a green Lada Niva to the depot every morning.", "old"),
+        Said("agent:depot", "Corvin Hale's wife bought a red Vespa scooter last week.", "other"),
+    ), "What does Corvin Hale drive?", ("lada",), ("vespa",)),
+    PresentCase("relative-moving-later", "unrelated", (
+        Said("user:liesel", "I'm reading The Glass Orchard at the moment, slow but lovely", "old"),
+        Said("user:liesel", "my sister's coming to stay next week, need to clear the spare room", "other"),
+    ), "What book is Liesel reading?", ("orchard",)),
     # Two learned slots the ledger has already closed a belief in (another person's) are slots it tracks:
     # a later belief in the one is no update of the other, however alike the sentences read.
     PresentCase("two-tracked-learned-slots", "unrelated", (

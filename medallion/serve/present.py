@@ -31,6 +31,11 @@ this stage does what that reader does, without naming any relation:
   ("picked up a used Leaf") is clustered, since its slot says nothing about the other; two beliefs of one
   turn are never clustered (neither is newer); when the question names a subject, only candidates
   about it are clustered;
+* a turn that opens with someone other than whom the question asks about (``serve/asked_subject.py``:
+  "Fatima's husband bought a red Ember" for "What car does Fatima drive?", "my sister's coming to
+  stay" for "What is Nadia reading?") may join a cluster but never leads one that holds a turn about
+  the asked subject; a text that opens with the asked relative ("my husband is a pharmacist" for
+  "What does Mina's husband do?") is about that subject whatever names it holds;
 * when the question is about the present (:func:`about_the_present`), the newest turn of each
   cluster (said last: its event's time, unless it dates itself to well before) takes the cluster's
   first places and the older turns keep their rank order after it (a turn's items keep their order;
@@ -63,6 +68,7 @@ from typing import Any
 
 import numpy as np
 
+from medallion.serve import asked_subject
 from medallion.silver import entities, forget_requests
 from medallion.silver.chunks import speaker
 from medallion.silver.embed import vector_of
@@ -168,6 +174,7 @@ class Candidate:
     asserts: bool = True  # its words state a value: not a plan under consideration ("might switch"), not a request
     fact: bool = False  # a belief (else a chunk of raw text)
     trusted: bool = False  # a belief in a trusted slot (:data:`TRUSTED_SLOT`): the ledger's verdict on it stands
+    speaker: str | None = None  # who said its turn (a chunk's actor), when known
 
 
 def _mentions(name: frozenset[str], item: Candidate) -> bool:
@@ -204,14 +211,17 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def clusters(items: Sequence[Candidate], threshold: float = SIMILAR,
-             subjects: Sequence[frozenset[str]] = ()) -> list[list[int]]:
+             subjects: Sequence[frozenset[str]] = (), focus: Sequence[int] = ()) -> list[list[int]]:
     """Clusters over ``items`` (best first), as lists of indices: each item joins the first cluster
     whose founding event (that of its best member) holds an item it is linked to (:func:`linked`),
     else starts its own; a cluster never grows through a member that joined it. Many-valued items,
     items without a time or a vector, and (when the question names ``subjects``) items about none of
-    them stay alone."""
+    them stay alone; one that opens with the asked subject (``focus`` 0, :func:`asked_subject.rank`:
+    "my husband is a pharmacist" for "What does Mina's husband do?") is about it whatever names it holds."""
+    focus = list(focus) or [1] * len(items)
     eligible = [not item.many and item.asserts and item.when is not None and item.vector is not None
-                and (not subjects or any(_mentions(s, item) for s in subjects)) for item in items]
+                and (f == 0 or not subjects or any(_mentions(s, item) for s in subjects))
+                for item, f in zip(items, focus, strict=True)]
     groups: list[list[int]] = []
     open_groups: list[list[int]] = []
     for i, item in enumerate(items):
@@ -239,12 +249,16 @@ def _joins(items: Sequence[Candidate], group: list[int], item: Candidate, thresh
 
 
 def newest_first(items: Sequence[Candidate], threshold: float = SIMILAR,
-                 subjects: Sequence[frozenset[str]] = ()) -> list[int]:
-    """The new order of ``items`` (ranked best first) as indices: within each cluster the turns take
-    the cluster's places newest first (a turn's items, and a tie, keep the rank order); everything
-    else stays."""
+                 subjects: Sequence[frozenset[str]] = (), focus: Sequence[int] = ()) -> list[int]:
+    """The new order of ``items`` (ranked best first) as indices: within each cluster the newest turn
+    takes the cluster's first places (a turn's items, and a tie, keep the rank order); everything else
+    stays. A turn about someone other than the asked subject (a text of it opens with them, ``focus``
+    2, and none with the subject: "my sister's coming to stay" for "What is Nadia reading?"; its clause
+    "we see him every month now" is of the same turn) does not lead a cluster that holds a turn about
+    the subject."""
     order = list(range(len(items)))
-    for group in clusters(items, threshold, subjects):
+    focus = list(focus) or [1] * len(items)
+    for group in clusters(items, threshold, subjects, focus):
         if len(group) < 2:
             continue
         # a turn's time is its latest member's: the items of one turn keep their rank order
@@ -252,7 +266,11 @@ def newest_first(items: Sequence[Candidate], threshold: float = SIMILAR,
         for i in group:
             turn = items[i].event if items[i].event is not None else ("item", i)
             said_at[turn] = max(said_at.get(turn, float("-inf")), items[i].when.timestamp())  # type: ignore[union-attr]
+        # a turn is about someone else when one of its texts opens with them and none with the asked subject
+        elsewhere = {items[i].event for i in group if focus[i] == 2} - {items[i].event for i in group if focus[i] == 0}
+        about = {items[i].event for i in group} - elsewhere
         newest = sorted(group, key=lambda i: (
+            bool(about) and items[i].event not in about,
             -said_at[items[i].event if items[i].event is not None else ("item", i)], -_order(items[i].event), i))
         # the newest turn takes the cluster's first places; the older ones keep their rank order after it
         head = [i for i in newest if items[i].event == items[newest[0]].event] if items[newest[0]].event is not None \
@@ -338,10 +356,11 @@ def _window(results: Sequence[dict[str, Any]], events: int) -> int:
 
 
 def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, Any]],
-               query: Sequence[float]) -> list[Candidate]:
-    """The results as candidates: their stored embeddings and closeness to the ``query`` vector, the
-    names they are about, their time, and the turns their embedding carries as context. ``rows`` are
-    the :data:`ITEMS_SQL` rows by id (a result without one has no vector and no names)."""
+               query: Sequence[float] | None) -> list[Candidate]:
+    """The results as candidates: their stored embeddings and closeness to the ``query`` vector (0
+    without one), the names they are about, their time, and the turns their embedding carries as
+    context. ``rows`` are the :data:`ITEMS_SQL` rows by id (a result without one has no vector and no
+    names)."""
     chunk_texts = [(_event(r), str(r.get("statement") or "").strip()[:_QUOTED])
                    for r in results if r.get("kind") == "chunk"]
     out = []
@@ -364,12 +383,14 @@ def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, An
         follows = frozenset(e for e, text in chunk_texts if context and text and e != event and text in context)
         out.append(Candidate(
             key=str(key), when=said_when(_when(item.get("valid_from")), _when(said_at)), vector=array,
-            to_question=cosine(array, query) if array is not None else 0.0, event=event, follows=follows,
+            to_question=cosine(array, query) if array is not None and query is not None else 0.0, event=event,
+            follows=follows,
             names=name_sets, fact=item.get("kind") == "fact", trusted=bool(trusted),
             words=frozenset(set().union(*name_sets) if item.get("kind") == "fact" else said.union(*name_sets)),
             many=bool(cards) and all(c == "many" for c in cards),
             changes=says_change(str(item.get("statement") or "")),
-            asserts=asserts_value(str(item.get("statement") or ""))))
+            asserts=asserts_value(str(item.get("statement") or "")),
+            speaker=speaker(actor) if str(actor).startswith("user:") else None))
     return out
 
 
@@ -421,12 +442,59 @@ def reorder(question: str, query: Sequence[float], results: list[dict[str, Any]]
     head = results[:size]
     found = candidates(items, head, query)
     if many is False:  # one value asked for: a slot the ledger holds as many-valued still answers with its newest
-        found = [replace(item, many=False) for item in found]
-    order = newest_first(found, threshold, question_subjects(question, found))
+        # (and two of its beliefs are no longer told apart by their slot: the ledger kept both as two values)
+        found = [replace(item, many=False, trusted=item.trusted and not item.many) for item in found]
+    subjects = question_subjects(question, found)
+    order = newest_first(found, threshold, subjects, focus(question, head, found, subjects))
     if order == list(range(size)):
         return results
     moved = [{**head[source], "score": head[place]["score"]} for place, source in enumerate(order)]
     return moved + results[size:]
+
+
+def focus(question: str, results: Sequence[dict[str, Any]], found: Sequence[Candidate],
+          subjects: Sequence[frozenset[str]]) -> list[int]:
+    """Each result's :func:`asked_subject.rank` against what ``question`` asks about: 0 when it opens
+    with the asked subject, 2 with someone else, 1 when it does not say (``found`` are the results as
+    candidates; a first-person turn is about its speaker)."""
+    asked = asked_subject.asked(question, subjects)
+    speakers = turn_speakers(results, found)
+    known = people(subjects, speakers)
+    return [asked_subject.rank(asked, asked_subject.first_mention(str(r.get("statement") or ""), known),
+                               speakers.get(_event(r))) for r in results]
+
+
+def turn_speakers(results: Sequence[dict[str, Any]], found: Sequence[Candidate]) -> dict[Any, str | None]:
+    """Who said each result's turn, when a person did (a fact has no actor of its own: its turn's
+    chunks tell)."""
+    said: dict[Any, str | None] = {}
+    for result, item in zip(results, found, strict=True):
+        if item.speaker:
+            said.setdefault(_event(result), item.speaker)
+    return said
+
+
+def subject_first(question: str, results: list[dict[str, Any]], items: Mapping[str, Sequence[Any]],
+                  events: int = WINDOW_EVENTS) -> list[dict[str, Any]]:
+    """``results`` with each event of the window represented by a text about whom the question asks
+    (:func:`asked_subject.first_within_event`): "i'm 29" rather than "and my sister Bea is 34" for
+    "How old is Ana?". ``items`` are the :data:`ITEMS_SQL` rows of the results (names and speakers);
+    without them only the relatives the question asks through are read."""
+    size = _window(results, events)
+    head = results[:size]
+    found = candidates(items, head, None)
+    subjects = question_subjects(question, found)
+    asked = asked_subject.asked(question, subjects)
+    if not asked.known:
+        return results
+    speakers = turn_speakers(head, found)
+    return asked_subject.first_within_event(head, asked, speakers, people(subjects, speakers)) + results[size:]
+
+
+def people(subjects: Sequence[frozenset[str]], speakers: Mapping[Any, str | None]) -> list[frozenset[str]]:
+    """The names a text may open with to be about someone: those the question gives and the turns'
+    speakers (a belief's subject may be a thing, "the household", and a capitalised word a place)."""
+    return list(dict.fromkeys([*subjects, *(frozenset(tokens(s)) for s in speakers.values() if s)]))
 
 
 # A question that contrasts with now ("where did she work before", "what was it previously", "her
@@ -478,7 +546,7 @@ def replaced_first(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
 _CHANGE_WORDS = re.compile(r"\b(?:now|new|no\s+longer|any\s*more|instead|switched|quit|passed\s+away|left|started|"
                            r"moved|changed|finally|officially|reassigned|relocated|renamed|replaced|retired|"
                            r"upgraded|downgraded|escalated|bumped|promoted|demoted|transferred|swapped|"
-                           r"scratch\s+that|actually)\b", re.I)
+                           r"scratch\s+that|actually|change\s+of\s+plans?)\b", re.I)
 _ADDING_WORDS = re.compile(r"\b(?:also|too|another|as\s+well)\b", re.I)
 
 

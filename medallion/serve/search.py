@@ -7,9 +7,11 @@ passages only, and the graph's list (``serve/graph.py``: the slots the query nam
 over current beliefs). Fusion (``serve/fusion.py``) gives every list one vote per Bronze event.
 Verification checks each chunk hit against the ledger: the facts it supports that are believed now
 (or at ``as_of``). Serving applies the people's overlays (``serve/served.py``) and drops
-what was found by redacted words. For a question about now, ``serve/present.py`` then puts the newest
-of similar candidates about one subject first. Grouping keeps one result per event, its other hits
-under ``same_event``.
+what was found by redacted words. Of one turn's texts, the one that opens with whom the question
+asks about represents the turn (``serve/asked_subject.py``: "i'm 29", not "and my sister Bea is 34",
+for "How old is Ana?"). For a question about now, ``serve/present.py`` then puts the newest of similar
+candidates about one subject first. Grouping keeps one result per event, its other hits under
+``same_event``.
 
 The stages read nothing themselves: one statement (``serve/retrieve.py``) returns every list, the
 graph's neighbourhood and the rows of every candidate a stage may need, and the stages pick from it
@@ -142,10 +144,12 @@ def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]
     results = serve(conn, request, found, scores, standing)
     results.sort(key=rank_key)
     results = narrowest_first(results, request.query)
+    items = _items(conn, found, results)
+    results = present.subject_first(request.query, results, items)
     if before:
         results = present.replaced_first(results)
     elif request.as_of is None:  # at a past moment the ledger of then answers; about now, the newest first
-        results = present.reorder(request.query, vector, results, _items(conn, found, results))
+        results = present.reorder(request.query, vector, results, items)
     return (group_by_event(results) if request.per_event else results)[:request.k]
 
 

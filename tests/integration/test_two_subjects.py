@@ -74,6 +74,15 @@ CASES = (
          "Which runner is the build green on?", ("elm",), ("oak",), actor="agent:ci", kind="issue"),
     Case("listed-shifts", "Shift plan: Oskar opens on Saturday, Wilma closes on Sunday.",
          "When does Wilma close?", ("Sunday",), ("Saturday",), actor="user:ops", kind="note"),
+    # whom the question asks about picks the turn's text (serve/asked_subject.py): the person or the relative
+    Case("self-before-sibling", "i'm 41 and my brother Konrad is 38, he hates when i bring it up",
+         "How old is Liesel?", ("41",), ("38",), actor="user:liesel"),
+    Case("relative-job", "my husband is a glassblower and i run the bakery on Hafenstrasse",
+         "What does Liesel's husband do for work?", ("glassblower",), ("bakery",), actor="user:liesel"),
+    Case("relative-birthday", "my birthday is 3 March and my partner Emil's is 19 October, two parties a year",
+         "When is Liesel's partner's birthday?", ("October",), ("March",), actor="user:liesel"),
+    Case("named-brother-car", "i drive a rusty Fiat and my brother Konrad has a brand new Skoda lol",
+         "What does Konrad drive?", ("Skoda",), ("Fiat",), actor="user:liesel"),
 )
 
 

@@ -23,6 +23,7 @@ from medallion.serve.present import (
     linked,
     newest_first,
     proper_words,
+    reorder,
     replaced_first,
     said_when,
     same_subject,
@@ -251,6 +252,7 @@ LOOSELY_ALIKE = [0.15, 0.85, 0.5]  # cosine ≈ 0.31 with WORK: below SIMILAR, a
     ("Officially started at Lumora Press today", True),
     ("Scratch that, the retro moved to Thursday", True),
     ("Actually I'm on the Pro plan these days", True),
+    ("Change of plan: the offsite is in Ghent", True),
     ("Ticket 88 escalated to the platform team", True),
     ("I also speak Basque now", False),  # one more, not a replacement
     ("Spent the weekend hiking the ridge trail", False),
@@ -360,3 +362,19 @@ def test_a_persons_turn_without_a_subject_is_about_its_speaker(text: str, actor:
     rows = {"c": ("c", None, [], [], actor, None, False, None)}
     (chunk,) = present_candidates(rows, results, [1.0, 0.0, 0.0])
     assert (frozenset(tokens(actor.split(":")[1])) in chunk.names) is about_speaker
+
+
+def test_two_values_of_a_many_valued_slot_answer_one_value_asked_for_with_the_newest() -> None:
+    """The ledger keeps "Kit attends Alderbrook Primary" and a later "Kit transferred to Fenwick
+    Academy" as two values of the many-valued ``attended`` slot; "Which school does Kit go to?" asks for
+    one, so the later turn answers, though both beliefs sit in a curated slot. "Which schools …" keeps
+    the order."""
+    results = [{"kind": "fact", "fact_id": f"f{n}", "statement": text, "score": 0.5 - n / 100,
+                "valid_from": f"2026-01-0{n + 5}T09:30:00+00:00", "provenance": {"bronze_event_id": n}}
+               for n, text in ((1, "Kit attends Alderbrook Primary."), (2, "Kit transferred to Fenwick Academy."))]
+    rows = {f"f{n}": (f"f{n}", vector, ["Kit"], ["many"], None, None, True, None)
+            for n, vector in ((1, WORK), (2, WORK_AGAIN))}
+    one = reorder("Which school does Kit go to?", [1.0, 0.25, 0.0], results, rows)
+    assert [r["fact_id"] for r in one] == ["f2", "f1"]
+    several = reorder("Which schools does Kit go to?", [1.0, 0.25, 0.0], results, rows)
+    assert [r["fact_id"] for r in several] == ["f1", "f2"]
