@@ -18,7 +18,10 @@ Checking (:func:`problems`): a case holds when every ``expect`` word is a whole 
 text (its statement, and for a fact its value too; case-insensitive) and no ``reject`` word is; for a
 ``forget`` case no reject word may be in any of the top five hits.
 
-    python bench/heldout.py [--only update-,forget-] [--failures] [--no-dev] [--json]
+    python bench/heldout.py [--only update-,forget-] [--failures] [--show-heldout] [--no-dev] [--json]
+
+The held-out cases are printed as totals only unless ``--show-heldout`` is given (the development sets'
+failures are always printed): a failure read is a failure tuned on. ``--json`` still records each case.
 
 ``--json`` writes ``bench/results/heldout.json``.
 """
@@ -162,8 +165,9 @@ def side_by_side(sets: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def run_heldout(cases: Sequence[HeldOut], *, failures_only: bool = False) -> dict[str, Any]:
-    """The held-out cases on a throwaway server: each case printed (or only the failures), and the totals."""
+def run_heldout(cases: Sequence[HeldOut], *, failures_only: bool = False, quiet: bool = False) -> dict[str, Any]:
+    """Cases on a throwaway server: each case printed (only the failures, or none when ``quiet``), and
+    the totals."""
     from bench.harness import bench_settings
 
     with bench_settings("heldout") as settings:
@@ -171,7 +175,7 @@ def run_heldout(cases: Sequence[HeldOut], *, failures_only: bool = False) -> dic
         with open_tools(None, settings) as tools:
             rows = judge(tools, cases)
     for row in rows:
-        if failures_only and row["passed"]:
+        if quiet or (failures_only and row["passed"]):
             continue
         print(f"{'PASS' if row['passed'] else 'FAIL'}  {row['id']}  [{row['kind']}/{row['form']}]  {row['question']}")
         for problem in row["problems"]:
@@ -185,13 +189,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default="", help="comma-separated id prefixes of held-out cases")
     parser.add_argument("--failures", action="store_true", help="print failing cases only (totals count all)")
+    parser.add_argument("--show-heldout", action="store_true",
+                        help="print the held-out cases one by one too (by default only their totals: what is read "
+                             "of them is no longer held out)")
     parser.add_argument("--no-dev", action="store_true", help="skip the development set")
     parser.add_argument("--json", action="store_true", help="also write bench/results/heldout.json")
     parser.add_argument("--name", default="heldout", help="result file name under bench/results (with --json)")
     args = parser.parse_args()
     prefixes = tuple(p for p in args.only.split(",") if p)
     cases = [c for c in CASES if not prefixes or c.id.startswith(prefixes)]
-    held = run_heldout(cases, failures_only=args.failures)
+    held = run_heldout(cases, failures_only=args.failures, quiet=not args.show_heldout)
     sets = {"held-out": held["totals"]}
     result: dict[str, Any] = {"heldout": held}
     if not args.no_dev:
