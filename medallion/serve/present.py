@@ -356,16 +356,19 @@ def _window(results: Sequence[dict[str, Any]], events: int) -> int:
 
 
 def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, Any]],
-               query: Sequence[float] | None) -> list[Candidate]:
-    """The results as candidates: their stored embeddings and closeness to the ``query`` vector (0
-    without one), the names they are about, their time, and the turns their embedding carries as
-    context. ``rows`` are the :data:`ITEMS_SQL` rows by id (a result without one has no vector and no
-    names)."""
+               query: Sequence[float], memo: dict[str, Candidate] | None = None) -> list[Candidate]:
+    """The results as candidates: their stored embeddings and closeness to the ``query`` vector, the
+    names they are about, their time, and the turns their embedding carries as context. ``rows`` are
+    the :data:`ITEMS_SQL` rows by id (a result without one has no vector and no names). ``memo``
+    keeps them by id for a second stage over the same results in another order (one search's)."""
     chunk_texts = [(_event(r), str(r.get("statement") or "").strip()[:_QUOTED])
                    for r in results if r.get("kind") == "chunk"]
     out = []
     for item in results:
         key = item.get("fact_id") or item.get("chunk_id")
+        if memo is not None and str(key) in memo:
+            out.append(memo[str(key)])
+            continue
         _, vector, names, cards, actor, context, trusted, said_at = rows.get(
             key, (key, None, [], [], None, None, False, None))
         said = tokens(item.get("statement"))
@@ -383,14 +386,15 @@ def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, An
         follows = frozenset(e for e, text in chunk_texts if context and text and e != event and text in context)
         out.append(Candidate(
             key=str(key), when=said_when(_when(item.get("valid_from")), _when(said_at)), vector=array,
-            to_question=cosine(array, query) if array is not None and query is not None else 0.0, event=event,
-            follows=follows,
+            to_question=cosine(array, query) if array is not None else 0.0, event=event, follows=follows,
             names=name_sets, fact=item.get("kind") == "fact", trusted=bool(trusted),
             words=frozenset(set().union(*name_sets) if item.get("kind") == "fact" else said.union(*name_sets)),
             many=bool(cards) and all(c == "many" for c in cards),
             changes=says_change(str(item.get("statement") or "")),
             asserts=asserts_value(str(item.get("statement") or "")),
             speaker=speaker(actor) if str(actor).startswith("user:") else None))
+        if memo is not None:
+            memo[str(key)] = out[-1]
     return out
 
 
@@ -429,10 +433,10 @@ def asks_for_many(question: str) -> bool | None:
 
 def reorder(question: str, query: Sequence[float], results: list[dict[str, Any]],
             items: Mapping[str, Sequence[Any]], threshold: float = SIMILAR,
-            events: int = WINDOW_EVENTS) -> list[dict[str, Any]]:
+            events: int = WINDOW_EVENTS, memo: dict[str, Candidate] | None = None) -> list[dict[str, Any]]:
     """``results`` (served, best first) with the present winning inside each cluster of the window,
     each moved item taking the score of the place it takes; unchanged for a question not about now.
-    ``items`` are the :data:`ITEMS_SQL` rows of the results, by id."""
+    ``items`` are the :data:`ITEMS_SQL` rows of the results, by id; ``memo`` as for :func:`candidates`."""
     many = asks_for_many(question)
     if not about_the_present(question) or many:
         return results  # a question about before, or for several values: the fused order stands
@@ -440,7 +444,7 @@ def reorder(question: str, query: Sequence[float], results: list[dict[str, Any]]
     if size < 2:
         return results
     head = results[:size]
-    found = candidates(items, head, query)
+    found = candidates(items, head, query, memo)
     if many is False:  # one value asked for: a slot the ledger holds as many-valued still answers with its newest
         # (and two of its beliefs are no longer told apart by their slot: the ledger kept both as two values)
         found = [replace(item, many=False, trusted=item.trusted and not item.many) for item in found]
@@ -474,15 +478,17 @@ def turn_speakers(results: Sequence[dict[str, Any]], found: Sequence[Candidate])
     return said
 
 
-def subject_first(question: str, results: list[dict[str, Any]], items: Mapping[str, Sequence[Any]],
-                  events: int = WINDOW_EVENTS) -> list[dict[str, Any]]:
+def subject_first(question: str, query: Sequence[float], results: list[dict[str, Any]],
+                  items: Mapping[str, Sequence[Any]], events: int = WINDOW_EVENTS,
+                  memo: dict[str, Candidate] | None = None) -> list[dict[str, Any]]:
     """``results`` with each event of the window represented by a text about whom the question asks
     (:func:`asked_subject.first_within_event`): "i'm 29" rather than "and my sister Bea is 34" for
     "How old is Ana?". ``items`` are the :data:`ITEMS_SQL` rows of the results (names and speakers);
-    without them only the relatives the question asks through are read."""
+    without them only the relatives the question asks through are read. ``memo`` as for
+    :func:`candidates` (the present stage reads the same window after this one)."""
     size = _window(results, events)
     head = results[:size]
-    found = candidates(items, head, None)
+    found = candidates(items, head, query, memo)
     subjects = question_subjects(question, found)
     asked = asked_subject.asked(question, subjects)
     if not asked.known:

@@ -145,11 +145,12 @@ def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]
     results.sort(key=rank_key)
     results = narrowest_first(results, request.query)
     items = _items(conn, found, results)
-    results = present.subject_first(request.query, results, items)
+    memo: dict[str, present.Candidate] = {}  # both stages read the same window's items
+    results = present.subject_first(request.query, vector, results, items, memo=memo)
     if before:
         results = present.replaced_first(results)
     elif request.as_of is None:  # at a past moment the ledger of then answers; about now, the newest first
-        results = present.reorder(request.query, vector, results, items)
+        results = present.reorder(request.query, vector, results, items, memo=memo)
     return (group_by_event(results) if request.per_event else results)[:request.k]
 
 
