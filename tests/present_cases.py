@@ -104,6 +104,11 @@ CASES: list[PresentCase] = [
         Said("agent:accounts", "Customer Ilse Brandt is on the Basic tier, invoiced quarterly.", "old"),
         Said("agent:accounts", "Ilse Brandt upgraded to the Gold tier this morning, invoiced yearly.", "new"),
     ), "Which tier is Ilse Brandt on?", ("gold",), ("basic",)),
+    # A plan under consideration, then the settled value: the settled turn answers.
+    PresentCase("plan-then-settled", "present", (
+        Said("user:odile", "I think we'll call the sailboat Pistache, probably, not sure yet", "old"),
+        Said("user:odile", "ok decided: the sailboat's name is going to be Moka", "new"),
+    ), "What is Odile's sailboat called?", ("moka",), ("pistache",)),
     # A later note about a relative of the person is no update of the person's own belief.
     PresentCase("relative-bought-later", "unrelated", (
         Said("agent:depot", "Corvin Hale drives a green Lada Niva to the depot every morning.", "old"),

@@ -69,6 +69,9 @@ _ASKS_FOR_RELATIVE = re.compile(
 _NOT_SUBJECT = re.compile(r"(?::|\b(?i:to|at|in|into|with|from|for|of|by|about|near|like|than|as|on|is|was|are|"
                           r"were|be|been|'s|’s|visit|visited|visiting|call|called|met|meet|see|saw|tell|told|ask|"
                           r"asked|help|helped)|\b[a-z]+(?:ing|ed))\s*$")
+# Relatives one names without an owner, as a name ("dad moved to Galway", "mum's in Cork"): the speaker's.
+_BARE_KIN = re.compile(r"(?:^|(?<=[,;:.!?]\s)|(?<=\band\s)|(?<=\bbut\s))(?P<kin>(?i:mum|mom|dad|grandma|grandpa|"
+                       r"nan|nana|granny))\b(?!\s*(?:and|&)\s+(?:I|i|me)\b)")
 _WITH_ME = re.compile(r"\s*,?\s*(?:and|&)\s+(?:I|i|me|myself)\b")
 _PREPOSITIONS = frozenset((
     "to", "at", "in", "into", "with", "from", "for", "of", "by", "about", "near", "like", "than", "as", "on",
@@ -157,6 +160,9 @@ def first_mention(text: str, known: Iterable[frozenset[str]] = ()) -> Mention | 
     elif kin is not None:
         found.append((kin.start(), 0, Mention(kin=_noun(kin.group("kin")), owner=kin.group("owner"),
                                               name=_tokens(kin.group("name") or ""))))
+    bare = _BARE_KIN.search(text)
+    if bare is not None:
+        found.append((bare.start(), 0, Mention(kin=_noun(bare.group("kin")), owner="my")))
     me = _SELF.search(text)
     if me is not None:
         found.append((me.start(), 1, Mention(self=True)))

@@ -19,8 +19,9 @@ this stage does what that reader does, without naming any relation:
   speaker when it speaks in the first person, whoever else it names, or when a person wrote it and it
   speaks of no third person: "traded it in, picked up a used hatchback" drops its subject, as chat
   does) or, for a chunk, its words (a note names its subject);
-* a candidate that states no value is never clustered (:func:`asserts_value`): a plan still under
-  consideration ("might switch to the Pro plan") or a request to forget does not replace what was said;
+* a turn that states no value never leads a cluster (:func:`asserts_value`): a plan still under
+  consideration ("might switch to the Pro plan") or a request to forget does not replace what was said,
+  and a later turn that settles it ("scratch that, the boat's name is Little Marlow") leads in its place;
 * two beliefs of one subject in trusted slots are never clustered with each other, nor such a
   belief with a turn that stated another of its subject: the ledger compared them by slots it can
   trust, and had they filled one slot the older would be closed. A slot is trusted when it is curated
@@ -219,7 +220,7 @@ def clusters(items: Sequence[Candidate], threshold: float = SIMILAR,
     them stay alone; one that opens with the asked subject (``focus`` 0, :func:`asked_subject.rank`:
     "my husband is a pharmacist" for "What does Mina's husband do?") is about it whatever names it holds."""
     focus = list(focus) or [1] * len(items)
-    eligible = [not item.many and item.asserts and item.when is not None and item.vector is not None
+    eligible = [not item.many and item.when is not None and item.vector is not None
                 and (f == 0 or not subjects or any(_mentions(s, item) for s in subjects))
                 for item, f in zip(items, focus, strict=True)]
     groups: list[list[int]] = []
@@ -268,9 +269,13 @@ def newest_first(items: Sequence[Candidate], threshold: float = SIMILAR,
             said_at[turn] = max(said_at.get(turn, float("-inf")), items[i].when.timestamp())  # type: ignore[union-attr]
         # a turn is about someone else when one of its texts opens with them and none with the asked subject
         elsewhere = {items[i].event for i in group if focus[i] == 2} - {items[i].event for i in group if focus[i] == 0}
-        about = {items[i].event for i in group} - elsewhere
+        about = ({items[i].event for i in group} - elsewhere) or {items[i].event for i in group}
+        # a turn that only weighs a change ("might switch …, not sure yet") or asks to forget states no value
+        leaders = about - {items[i].event for i in group if not items[i].asserts}
+        if not leaders:
+            continue
         newest = sorted(group, key=lambda i: (
-            bool(about) and items[i].event not in about,
+            items[i].event not in leaders,
             -said_at[items[i].event if items[i].event is not None else ("item", i)], -_order(items[i].event), i))
         # the newest turn takes the cluster's first places; the older ones keep their rank order after it
         head = [i for i in newest if items[i].event == items[newest[0]].event] if items[newest[0]].event is not None \

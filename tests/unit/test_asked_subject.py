@@ -54,6 +54,8 @@ def test_the_people_a_question_names_are_not_its_labels() -> None:
     ("moved in with Liesel last spring", None),  # a preposition's object
     ("Liesel runs the bakery now", Mention(name=frozenset({"liesel"}))),
     ("sold the old van, picked up a used Ferrant", None),  # a capitalised word that names no one known
+    ("xmas is chaos, mum's in Tralee and dad moved to Sligo", Mention(kin="mum", owner="my")),  # a relative as a name
+    ("my dad and I went fishing", Mention(self=True)),
 ])
 def test_first_mention(text: str, mention: Mention | None) -> None:
     assert first_mention(text, [LIESEL]) == mention

@@ -330,6 +330,16 @@ def test_a_later_turn_that_only_considers_a_change_does_not_take_the_first_place
     assert newest_first([old, replace(maybe, asserts=True)]) == [1, 0]
 
 
+def test_a_turn_that_settles_a_plan_takes_the_place_of_the_plan() -> None:
+    """'I might call the boat Seaborne, not sure yet' ranked first, then 'scratch that, it's Little Marlow':
+    the settled turn leads, the plan keeps a place after it; a plan alone after the answer moves nothing."""
+    maybe = replace(_item("maybe", 1, WORK), asserts=False)
+    settled = _item("settled", 2, WORK_AGAIN)
+    assert newest_first([maybe, settled]) == [1, 0]
+    later_plan = replace(_item("plan", 3, WORK_AGAIN), asserts=False)
+    assert newest_first([_item("answer", 1, WORK), later_plan]) == [0, 1]
+
+
 def test_a_later_turn_that_says_a_change_may_sit_further_from_the_question() -> None:
     """'Officially started at Brightwell today' shares few words with 'Where does Selma work?': a turn
     that says it changes something joins a cluster from further away than a plain one."""
