@@ -152,7 +152,7 @@ def first_mention(text: str, known: Iterable[frozenset[str]] = ()) -> Mention | 
     name of ``known`` (people: the question's names and the speakers; a capitalised word may be a place
     or a pet) that no preposition governs ("moved in with Dana" is about the mover); None when it
     speaks of nobody."""
-    known_words = frozenset().union(*known)
+    known = [n for n in known if n]
     found: list[tuple[int, int, Mention]] = []  # (where, which wins a tie, the mention): "my sister" is a relative
     kin = next((m for m in _KIN.finditer(text) if not _NOT_SUBJECT.search(text[:m.start()])), None)
     if kin is not None and _WITH_ME.match(text, kin.end()):
@@ -166,11 +166,14 @@ def first_mention(text: str, known: Iterable[frozenset[str]] = ()) -> Mention | 
     me = _SELF.search(text)
     if me is not None:
         found.append((me.start(), 1, Mention(self=True)))
+    words = [(m.start(), m.group(0).casefold().split("'")[0].split("’")[0]) for m in _WORD.finditer(text)]
+    present = {w for _, w in words}
     before = ""
-    for m in _WORD.finditer(text):
-        word = m.group(0).casefold().split("'")[0].split("’")[0]
-        if word in known_words and word not in _NOT_NAMES and before not in _PREPOSITIONS:
-            found.append((m.start(), 2, Mention(name=frozenset({word}))))
+    for start, word in words:
+        # a name counts when all its words are in the text: "FC" alone is not "Los Angeles FC"
+        whole = [n for n in known if word in n and n <= present]
+        if whole and word not in _NOT_NAMES and before not in _PREPOSITIONS:
+            found.append((start, 2, Mention(name=max(whole, key=len))))
             break
         before = word
     return min(found, key=lambda f: (f[0], f[1]))[2] if found else None

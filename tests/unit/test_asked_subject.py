@@ -138,3 +138,10 @@ def test_a_clause_that_names_nobody_is_of_its_turn() -> None:
                        names=passage.names, words=frozenset(tokens("we see him every month now")) | LIESEL)
     assert newest_first([own, clause, passage], subjects=[LIESEL], focus=[0, 1, 2]) == [0, 1, 2]
     assert newest_first([own, clause], subjects=[LIESEL], focus=[0, 1]) == [1, 0]  # alone, it names nobody
+
+
+def test_a_name_counts_only_whole() -> None:
+    """'Mira Lindqvist' shares a word with 'Oskar Lindqvist' and is not him; 'Oskar Lindqvist moved' is."""
+    oskar = frozenset({"oskar", "lindqvist"})
+    assert first_mention("Mira Lindqvist moved to Umeå last spring", [oskar]) is None
+    assert first_mention("Oskar Lindqvist moved to Umeå last spring", [oskar]) == Mention(name=oskar)
