@@ -17,7 +17,8 @@ anyone (rank 1) or opens with someone else (rank 2) (:func:`rank`). Two stages u
 * :func:`first_within_event`: of one turn's texts (its passage, clauses and beliefs, which share the
   turn's score), one that opens with the asked subject represents the turn in place of one that
   opens with someone else; events keep their order;
-* the present stage (``serve/present.py``) clusters only texts that are not about someone else.
+* the present stage (``serve/present.py``): a turn about someone else joins a cluster but never
+  leads one that holds a turn about the asked subject.
 
 The relational nouns are a closed class of English (family, partners, friends, colleagues, and
 pets), read from ``distill/language/lexicon.py``; no relation or phrasing of a data set is named.
@@ -205,17 +206,23 @@ def rank(question: Asked, mention: Mention | None, speaker: str | None) -> int:
     return 0 if any(mention.name <= n or n <= mention.name for n in question.names if n) else 2
 
 
-def first_within_event(results: list[dict[str, Any]], question: Asked, speakers: Mapping[Any, str | None],
-                       known: Sequence[frozenset[str]] = ()) -> list[dict[str, Any]]:
+def ranks(results: Sequence[Mapping[str, Any]], question: Asked, speakers: Mapping[Any, str | None],
+          known: Sequence[frozenset[str]] = ()) -> list[int]:
+    """Each result's :func:`rank`: its statement's :func:`first_mention` of ``known`` people, its turn's
+    speaker from ``speakers`` (by Bronze event; a first-person text is about them)."""
+    return [rank(question, first_mention(str(r.get("statement") or ""), known), speakers.get(_event(r)))
+            for r in results]
+
+
+def first_within_event(results: list[dict[str, Any]], question: Asked, ranked: Sequence[int]) -> list[dict[str, Any]]:
     """``results`` (best first) with each event represented by a text about the asked subject: when a
-    later text of an event ranks better (:func:`rank`) than the event's first, the best-ranked of those
-    takes the first one's place and score. Nothing moves between events. ``speakers`` gives each
-    event's speaker (a first-person text is about them)."""
+    later text of an event ranks better than the event's first (``ranked``, each result's
+    :func:`rank`), the best-ranked of those takes the first one's place and score. Nothing moves
+    between events."""
     if not question.known:
         return results
     out = list(results)
-    ranks = [rank(question, first_mention(str(r.get("statement") or ""), known), speakers.get(_event(r)))
-             for r in out]
+    ranking = list(ranked)
     seen: set[Any] = set()
     for place in range(len(out)):
         item = out[place]
@@ -224,14 +231,14 @@ def first_within_event(results: list[dict[str, Any]], question: Asked, speakers:
             continue
         seen.add(event)
         # a text about someone else gives way; one that names nobody gives way only to the relative asked about
-        bar = ranks[place] if ranks[place] == 2 or (question.kin and not question.kin_answers) else 0
-        later = [i for i in range(place + 1, len(out)) if _event(out[i]) == event and ranks[i] < bar]
+        bar = ranking[place] if ranking[place] == 2 or (question.kin and not question.kin_answers) else 0
+        later = [i for i in range(place + 1, len(out)) if _event(out[i]) == event and ranking[i] < bar]
         if not later:
             continue
-        best = min(later, key=lambda i: (ranks[i], i))
-        moved, moved_rank = out.pop(best), ranks.pop(best)
+        best = min(later, key=lambda i: (ranking[i], i))
+        moved, moved_rank = out.pop(best), ranking.pop(best)
         out.insert(place, {**moved, "score": item["score"]})
-        ranks.insert(place, moved_rank)
+        ranking.insert(place, moved_rank)
     return out
 
 

@@ -178,6 +178,15 @@ class Candidate:
     speaker: str | None = None  # who said its turn (a chunk's actor), when known
 
 
+@dataclass
+class Memo:
+    """What one search's stages over the same window compute once, by result id: the candidates and
+    their :func:`asked_subject.rank` (the question is the search's, so neither changes between stages)."""
+
+    candidates: dict[str, Candidate] = field(default_factory=dict)
+    ranks: dict[str, int] = field(default_factory=dict)
+
+
 def _mentions(name: frozenset[str], item: Candidate) -> bool:
     return bool(name) and name <= item.words
 
@@ -361,7 +370,7 @@ def _window(results: Sequence[dict[str, Any]], events: int) -> int:
 
 
 def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, Any]],
-               query: Sequence[float], memo: dict[str, Candidate] | None = None) -> list[Candidate]:
+               query: Sequence[float], memo: Memo | None = None) -> list[Candidate]:
     """The results as candidates: their stored embeddings and closeness to the ``query`` vector, the
     names they are about, their time, and the turns their embedding carries as context. ``rows`` are
     the :data:`ITEMS_SQL` rows by id (a result without one has no vector and no names). ``memo``
@@ -371,8 +380,8 @@ def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, An
     out = []
     for item in results:
         key = item.get("fact_id") or item.get("chunk_id")
-        if memo is not None and str(key) in memo:
-            out.append(memo[str(key)])
+        if memo is not None and str(key) in memo.candidates:
+            out.append(memo.candidates[str(key)])
             continue
         _, vector, names, cards, actor, context, trusted, said_at = rows.get(
             key, (key, None, [], [], None, None, False, None))
@@ -399,7 +408,7 @@ def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, An
             asserts=asserts_value(str(item.get("statement") or "")),
             speaker=speaker(actor) if str(actor).startswith("user:") else None))
         if memo is not None:
-            memo[str(key)] = out[-1]
+            memo.candidates[str(key)] = out[-1]
     return out
 
 
@@ -438,7 +447,7 @@ def asks_for_many(question: str) -> bool | None:
 
 def reorder(question: str, query: Sequence[float], results: list[dict[str, Any]],
             items: Mapping[str, Sequence[Any]], threshold: float = SIMILAR,
-            events: int = WINDOW_EVENTS, memo: dict[str, Candidate] | None = None) -> list[dict[str, Any]]:
+            events: int = WINDOW_EVENTS, memo: Memo | None = None) -> list[dict[str, Any]]:
     """``results`` (served, best first) with the present winning inside each cluster of the window,
     each moved item taking the score of the place it takes; unchanged for a question not about now.
     ``items`` are the :data:`ITEMS_SQL` rows of the results, by id; ``memo`` as for :func:`candidates`."""
@@ -454,23 +463,30 @@ def reorder(question: str, query: Sequence[float], results: list[dict[str, Any]]
         # (and two of its beliefs are no longer told apart by their slot: the ledger kept both as two values)
         found = [replace(item, many=False, trusted=item.trusted and not item.many) for item in found]
     subjects = question_subjects(question, found)
-    order = newest_first(found, threshold, subjects, focus(question, head, found, subjects))
+    ranked = focus(asked_subject.asked(question, subjects), head, found, subjects, memo)
+    order = newest_first(found, threshold, subjects, ranked)
     if order == list(range(size)):
         return results
     moved = [{**head[source], "score": head[place]["score"]} for place, source in enumerate(order)]
     return moved + results[size:]
 
 
-def focus(question: str, results: Sequence[dict[str, Any]], found: Sequence[Candidate],
-          subjects: Sequence[frozenset[str]]) -> list[int]:
-    """Each result's :func:`asked_subject.rank` against what ``question`` asks about: 0 when it opens
-    with the asked subject, 2 with someone else, 1 when it does not say (``found`` are the results as
-    candidates; a first-person turn is about its speaker)."""
-    asked = asked_subject.asked(question, subjects)
+def focus(asked: asked_subject.Asked, results: Sequence[dict[str, Any]], found: Sequence[Candidate],
+          subjects: Sequence[frozenset[str]], memo: Memo | None = None) -> list[int]:
+    """Each result's :func:`asked_subject.rank` against what the question asks about (``asked``): 0
+    when it opens with the asked subject, 2 with someone else, 1 when it does not say (``found`` are
+    the results as candidates; a first-person turn is about its speaker). ``memo`` keeps the ranks by
+    result id for the next stage over the same window."""
     speakers = turn_speakers(results, found)
     known = people(subjects, speakers)
-    return [asked_subject.rank(asked, asked_subject.first_mention(str(r.get("statement") or ""), known),
-                               speakers.get(_event(r))) for r in results]
+    if memo is None:
+        return asked_subject.ranks(results, asked, speakers, known)
+    keys = [str(r.get("fact_id") or r.get("chunk_id")) for r in results]
+    missing = [(k, r) for k, r in zip(keys, results, strict=True) if k not in memo.ranks]
+    if missing:
+        fresh = asked_subject.ranks([r for _, r in missing], asked, speakers, known)
+        memo.ranks.update((k, value) for (k, _), value in zip(missing, fresh, strict=True))
+    return [memo.ranks[k] for k in keys]
 
 
 def turn_speakers(results: Sequence[dict[str, Any]], found: Sequence[Candidate]) -> dict[Any, str | None]:
@@ -485,12 +501,12 @@ def turn_speakers(results: Sequence[dict[str, Any]], found: Sequence[Candidate])
 
 def subject_first(question: str, query: Sequence[float], results: list[dict[str, Any]],
                   items: Mapping[str, Sequence[Any]], events: int = WINDOW_EVENTS,
-                  memo: dict[str, Candidate] | None = None) -> list[dict[str, Any]]:
+                  memo: Memo | None = None) -> list[dict[str, Any]]:
     """``results`` with each event of the window represented by a text about whom the question asks
     (:func:`asked_subject.first_within_event`): "i'm 29" rather than "and my sister Bea is 34" for
     "How old is Ana?". ``items`` are the :data:`ITEMS_SQL` rows of the results (names and speakers);
-    without them only the relatives the question asks through are read. ``memo`` as for
-    :func:`candidates` (the present stage reads the same window after this one)."""
+    without them only the relatives the question asks through are read. ``memo`` keeps the candidates
+    and their ranks for the present stage, which reads the same window after this one."""
     size = _window(results, events)
     head = results[:size]
     found = candidates(items, head, query, memo)
@@ -498,8 +514,7 @@ def subject_first(question: str, query: Sequence[float], results: list[dict[str,
     asked = asked_subject.asked(question, subjects)
     if not asked.known:
         return results
-    speakers = turn_speakers(head, found)
-    return asked_subject.first_within_event(head, asked, speakers, people(subjects, speakers)) + results[size:]
+    return asked_subject.first_within_event(head, asked, focus(asked, head, found, subjects, memo)) + results[size:]
 
 
 def people(subjects: Sequence[frozenset[str]], speakers: Mapping[Any, str | None]) -> list[frozenset[str]]:

@@ -145,7 +145,7 @@ def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]
     results.sort(key=rank_key)
     results = narrowest_first(results, request.query)
     items = _items(conn, found, results)
-    memo: dict[str, present.Candidate] = {}  # both stages read the same window's items
+    memo = present.Memo()  # both stages read the same window's items
     results = present.subject_first(request.query, vector, results, items, memo=memo)
     if before:
         results = present.replaced_first(results)

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from medallion.serve.asked_subject import Asked, Mention, asked, first_mention, first_within_event, rank
+from medallion.serve.asked_subject import Asked, Mention, asked, first_mention, first_within_event, rank, ranks
 from medallion.serve.present import Candidate, newest_first, tokens
 
 LIESEL = frozenset({"liesel"})
@@ -95,22 +95,25 @@ def test_one_turn_is_represented_by_the_clause_about_whom_was_asked() -> None:
     """The relative's clause gives way to the asked person's own inside one turn; turns keep their order."""
     results = [_result("c1", 1, "and my brother Konrad is 38", 0.5), _result("c2", 2, "the bakery opens at 7", 0.45),
                _result("c3", 1, "i'm 41 ", 0.4), _result("c4", 1, "i'm 41 and my brother Konrad is 38", 0.35)]
-    out = first_within_event(results, asked("How old is Liesel?", [LIESEL]), {1: "liesel", 2: "liesel"}, [LIESEL])
+    question = asked("How old is Liesel?", [LIESEL])
+    out = first_within_event(results, question, ranks(results, question, {1: "liesel", 2: "liesel"}, [LIESEL]))
     assert [r["chunk_id"] for r in out] == ["c3", "c1", "c2", "c4"]
     assert out[0]["score"] == 0.5  # the moved text takes the place's score
 
 
 def test_a_turn_that_names_nobody_gives_way_only_to_the_relative_asked_about() -> None:
     results = [_result("f1", 1, "Bakery opens at 7.", 0.5), _result("c1", 1, "my brother is a glassblower", 0.4)]
-    moved = first_within_event(results, asked("What does Liesel's brother do?"), {}, [])
+    brother = asked("What does Liesel's brother do?")
+    moved = first_within_event(results, brother, ranks(results, brother, {}, []))
     assert [r["chunk_id"] for r in moved] == ["c1", "f1"]
-    kept = first_within_event(results, asked("What does Liesel do?", [LIESEL]), {}, [LIESEL])
+    herself = asked("What does Liesel do?", [LIESEL])
+    kept = first_within_event(results, herself, ranks(results, herself, {}, [LIESEL]))
     assert [r["chunk_id"] for r in kept] == ["f1", "c1"]
 
 
 def test_a_question_that_names_nobody_moves_nothing() -> None:
     results = [_result("c1", 1, "and my brother Konrad is 38", 0.5), _result("c2", 1, "i'm 41 ", 0.4)]
-    assert first_within_event(results, Asked(), {1: "liesel"}, []) == results
+    assert first_within_event(results, Asked(), ranks(results, Asked(), {1: "liesel"}, [])) == results
 
 
 def _turn(key: str, day: int, text: str) -> Candidate:
