@@ -70,7 +70,8 @@ from typing import Any
 import numpy as np
 
 from medallion.serve import asked_subject
-from medallion.silver import entities, forget_requests
+from medallion.serve.cues import about_the_present, asks_for_many, asserts_value, says_change, tokens
+from medallion.silver import entities
 from medallion.silver.chunks import speaker
 from medallion.silver.embed import vector_of
 from medallion.silver.resolve import NEWS_WINDOW
@@ -88,30 +89,10 @@ WINDOW_EVENTS = 10  # the results of the first N distinct events are looked at; 
 PAST_TELLING = NEWS_WINDOW  # a belief dated this much before its telling is a story about before (as in the ledger)
 _QUOTED = 40  # the leading characters of a turn that identify it inside another chunk's context
 
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
-# Cues that a question asks about another time than now: a past auxiliary, a word that points back,
-# a year. "ever" asks about any time, which is not the present either.
-PAST_WORDS = frozenset((
-    "did", "was", "were", "had", "used", "before", "previously", "formerly", "originally", "earlier",
-    "first", "former", "ago", "prior", "past", "once", "ever", "then", "until", "initially",
-))
-_YEAR = re.compile(r"\b(1[5-9]|20)\d\d\b")
-# Cues that it asks about now: a present auxiliary or a word for now.
-PRESENT_WORDS = frozenset((
-    "is", "are", "am", "does", "do", "s", "now", "currently", "nowadays", "today", "still",
-    "latest", "current", "presently", "anymore",
-))
-NOW_WORDS = frozenset(("now", "currently", "nowadays", "today", "still", "latest", "current", "presently", "anymore"))
-# Questions that ask for a reason, a manner, a count or a span ("why", "how", "how many"), or what
-# someone has done ("has … participated"), ask about no single present state.
-_NOT_A_STATE = re.compile(r"^\s*(?:why|how(?!\s+old\b))\b|\b(?:has|have)\s+(?:\w+\s+){0,3}?\w+(?:ed|en|wn|ne|ught)\b")
-PRESENT_PHRASES = ("these days", "at the moment", "right now", "any more")
 FIRST_PERSON = frozenset(("i", "im", "me", "my", "mine", "myself", "ive", "id", "ill", "we", "our", "us"))
 THIRD_PERSON = frozenset(("he", "she", "him", "her", "his", "hers", "hes", "shes", "they", "them", "their", "theyre"))
 
 
-def tokens(text: Any) -> set[str]:
-    return set(_TOKEN.findall(str(text or "").casefold()))
 
 
 # Capitalised words that name nothing: a note's opening word or a pronoun.
@@ -137,25 +118,6 @@ def proper_words(text: str) -> list[str]:
             out.append(" ".join(words))
     return list(dict.fromkeys(out))
 
-
-# "Who owns Project Larkspur?", "Which team handles billing?": a wh-word (and its noun) followed by a verb
-# in the present third person asks about now as an auxiliary would.
-_PRESENT_VERB = re.compile(r"^\s*(?:who|what|which\s+[a-z-]+)\s+(?!(?:was|has|does|is|goes)\b)[a-z]+[^s'\W]s\b")
-
-
-def about_the_present(question: str) -> bool:
-    """Whether the question asks about now: a present cue and no past one.
-
-    A question with neither ("Who owned the van?": its tense is in the verb) is not reordered.
-    """
-    lowered = question.casefold().replace("’", "'")
-    words = set(_TOKEN.findall(lowered))
-    if words & PAST_WORDS or _YEAR.search(lowered):
-        return False
-    now = bool(words & NOW_WORDS) or any(p in lowered for p in PRESENT_PHRASES)
-    if not now and _NOT_A_STATE.search(lowered):
-        return False
-    return now or bool(words & PRESENT_WORDS) or bool(_PRESENT_VERB.match(lowered))
 
 
 @dataclass(frozen=True)
@@ -427,23 +389,6 @@ def question_subjects(question: str, items: Sequence[Candidate]) -> list[frozens
     return list(dict.fromkeys(n for item in items for n in item.names if n and n <= asked))
 
 
-_WH_NOUN = re.compile(r"^\s*(?:what|which)\s+(?:[a-z-]+\s+){0,2}?(?P<noun>[a-z-]+)\s+"
-                      r"(?:is|are|was|were|does|do|did|has|have)\b")
-_OWNED_NOUN = re.compile(r"\b[\w-]+(?:'s|’s|')\s+(?:[a-z-]+\s+){0,2}?(?P<noun>[a-z-]+)\s*[?.!]*\s*$")
-_NOT_PLURAL = re.compile(r"(?:ss|us|is|ics|news|series)$")
-
-
-def asks_for_many(question: str) -> bool | None:
-    """Whether the question asks for several values by its head noun ("What are Hamid's hobbies?",
-    "Which languages does she speak?": True), for one ("Which plan is Bram on?", "What is Priya's job
-    title?": False), or does not say ("Where does Selma work?": None)."""
-    lowered = question.casefold().replace("’", "'")
-    found = _WH_NOUN.match(lowered) or _OWNED_NOUN.search(lowered)
-    if found is None:
-        return None
-    noun = found.group("noun")
-    return noun.endswith("s") and not _NOT_PLURAL.search(noun)
-
 
 def reorder(question: str, query: Sequence[float], results: list[dict[str, Any]],
             items: Mapping[str, Sequence[Any]], threshold: float = SIMILAR,
@@ -564,31 +509,3 @@ def replaced_first(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
             out.pop(here)
             out.insert(place, {**result, "score": out[place]["score"]})
     return out
-
-
-
-# Words that say a value took another's place or ended. Query time reads more of them than the ledger
-# (silver/slot_meaning.states_change), since here they only loosen how alike two turns must be.
-_CHANGE_WORDS = re.compile(r"\b(?:now|new|no\s+longer|any\s*more|instead|switched|quit|passed\s+away|left|started|"
-                           r"moved|changed|finally|officially|reassigned|relocated|renamed|replaced|retired|"
-                           r"upgraded|downgraded|escalated|bumped|promoted|demoted|transferred|swapped|"
-                           r"scratch\s+that|actually|change\s+of\s+plans?)\b", re.I)
-_ADDING_WORDS = re.compile(r"\b(?:also|too|another|as\s+well)\b", re.I)
-
-
-def says_change(text: str) -> bool:
-    """Whether a text says that something took another's place or ended: a change word ("now", "new",
-    "switched", "quit", "reassigned"), and no word that adds one more ("also")."""
-    return bool(_CHANGE_WORDS.search(text)) and not _ADDING_WORDS.search(text)
-
-
-# Words that say a plan is not yet decided: "might switch", "maybe", "not sure yet", "thinking about".
-_TENTATIVE = re.compile(r"\b(?:might|maybe|perhaps|possibly|probably|not\s+sure|undecided|thinking\s+(?:about|of)|"
-                        r"considering|torn\s+between|either\b.{1,40}\bor)\b", re.I)
-
-
-def asserts_value(text: str) -> bool:
-    """Whether a text states a value, so that it may take a cluster's first place as the newest: not
-    when it only considers a change ("might switch to X", "either A or B, not sure yet") or asks the
-    memory to forget something ("delete what I told you about her job")."""
-    return not _TENTATIVE.search(text) and forget_requests.detect(text) is None

@@ -13,7 +13,8 @@ from datetime import UTC, datetime
 import pytest
 
 from medallion.serve.asked_subject import Asked, Mention, asked, first_mention, first_within_event, rank, ranks
-from medallion.serve.present import Candidate, newest_first, tokens
+from medallion.serve.cues import tokens
+from medallion.serve.present import Candidate, newest_first
 
 LIESEL = frozenset({"liesel"})
 

@@ -13,12 +13,10 @@ from datetime import UTC, datetime
 
 import pytest
 
+from medallion.serve.cues import about_the_present, asks_for_many, asserts_value, says_change, tokens
 from medallion.serve.present import (
     Candidate,
-    about_the_present,
     asks_about_before,
-    asks_for_many,
-    asserts_value,
     clusters,
     linked,
     newest_first,
@@ -27,8 +25,6 @@ from medallion.serve.present import (
     replaced_first,
     said_when,
     same_subject,
-    says_change,
-    tokens,
 )
 from medallion.serve.present import candidates as present_candidates
 

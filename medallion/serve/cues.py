@@ -1,0 +1,105 @@
+"""Words that say what a question asks and what a text says of change, read by the search stages that
+order candidates (``serve/present.py``) before they compare any meaning.
+
+A question's cues: whether it asks about now (:func:`about_the_present`), for one value or several
+(:func:`asks_for_many`). A text's cues: whether it says something took another's place
+(:func:`says_change`), whether it states a value at all (:func:`asserts_value`: not a plan still
+weighed, not a request to forget), and whether it takes back what its speaker just said
+(:func:`retracts`: "scratch that, …"). Closed classes of English words, no relation named: each cue
+only loosens or tightens how the stages compare candidates, never what a candidate means.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from medallion.silver import forget_requests
+
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+# Cues that a question asks about another time than now: a past auxiliary, a word that points back,
+# a year. "ever" asks about any time, which is not the present either.
+PAST_WORDS = frozenset((
+    "did", "was", "were", "had", "used", "before", "previously", "formerly", "originally", "earlier",
+    "first", "former", "ago", "prior", "past", "once", "ever", "then", "until", "initially",
+))
+_YEAR = re.compile(r"\b(1[5-9]|20)\d\d\b")
+# Cues that it asks about now: a present auxiliary or a word for now.
+PRESENT_WORDS = frozenset((
+    "is", "are", "am", "does", "do", "s", "now", "currently", "nowadays", "today", "still",
+    "latest", "current", "presently", "anymore",
+))
+NOW_WORDS = frozenset(("now", "currently", "nowadays", "today", "still", "latest", "current", "presently", "anymore"))
+# Questions that ask for a reason, a manner, a count or a span ("why", "how", "how many"), or what
+# someone has done ("has … participated"), ask about no single present state.
+_NOT_A_STATE = re.compile(r"^\s*(?:why|how(?!\s+old\b))\b|\b(?:has|have)\s+(?:\w+\s+){0,3}?\w+(?:ed|en|wn|ne|ught)\b")
+PRESENT_PHRASES = ("these days", "at the moment", "right now", "any more")
+
+
+def tokens(text: Any) -> set[str]:
+    return set(_TOKEN.findall(str(text or "").casefold()))
+
+
+# "Who owns Project Larkspur?", "Which team handles billing?": a wh-word (and its noun) followed by a verb
+# in the present third person asks about now as an auxiliary would.
+_PRESENT_VERB = re.compile(r"^\s*(?:who|what|which\s+[a-z-]+)\s+(?!(?:was|has|does|is|goes)\b)[a-z]+[^s'\W]s\b")
+
+
+def about_the_present(question: str) -> bool:
+    """Whether the question asks about now: a present cue and no past one.
+
+    A question with neither ("Who owned the van?": its tense is in the verb) is not reordered.
+    """
+    lowered = question.casefold().replace("’", "'")
+    words = set(_TOKEN.findall(lowered))
+    if words & PAST_WORDS or _YEAR.search(lowered):
+        return False
+    now = bool(words & NOW_WORDS) or any(p in lowered for p in PRESENT_PHRASES)
+    if not now and _NOT_A_STATE.search(lowered):
+        return False
+    return now or bool(words & PRESENT_WORDS) or bool(_PRESENT_VERB.match(lowered))
+
+
+_WH_NOUN = re.compile(r"^\s*(?:what|which)\s+(?:[a-z-]+\s+){0,2}?(?P<noun>[a-z-]+)\s+"
+                      r"(?:is|are|was|were|does|do|did|has|have)\b")
+_OWNED_NOUN = re.compile(r"\b[\w-]+(?:'s|’s|')\s+(?:[a-z-]+\s+){0,2}?(?P<noun>[a-z-]+)\s*[?.!]*\s*$")
+_NOT_PLURAL = re.compile(r"(?:ss|us|is|ics|news|series)$")
+
+
+def asks_for_many(question: str) -> bool | None:
+    """Whether the question asks for several values by its head noun ("What are Hamid's hobbies?",
+    "Which languages does she speak?": True), for one ("Which plan is Bram on?", "What is Priya's job
+    title?": False), or does not say ("Where does Selma work?": None)."""
+    lowered = question.casefold().replace("’", "'")
+    found = _WH_NOUN.match(lowered) or _OWNED_NOUN.search(lowered)
+    if found is None:
+        return None
+    noun = found.group("noun")
+    return noun.endswith("s") and not _NOT_PLURAL.search(noun)
+
+
+# Words that say a value took another's place or ended. Query time reads more of them than the ledger
+# (silver/slot_meaning.states_change), since here they only loosen how alike two turns must be.
+_CHANGE_WORDS = re.compile(r"\b(?:now|new|no\s+longer|any\s*more|instead|switched|quit|passed\s+away|left|started|"
+                           r"moved|changed|finally|officially|reassigned|relocated|renamed|replaced|retired|"
+                           r"upgraded|downgraded|escalated|bumped|promoted|demoted|transferred|swapped|"
+                           r"scratch\s+that|actually|change\s+of\s+plans?)\b", re.I)
+_ADDING_WORDS = re.compile(r"\b(?:also|too|another|as\s+well)\b", re.I)
+
+
+def says_change(text: str) -> bool:
+    """Whether a text says that something took another's place or ended: a change word ("now", "new",
+    "switched", "quit", "reassigned"), and no word that adds one more ("also")."""
+    return bool(_CHANGE_WORDS.search(text)) and not _ADDING_WORDS.search(text)
+
+
+# Words that say a plan is not yet decided: "might switch", "maybe", "not sure yet", "thinking about".
+_TENTATIVE = re.compile(r"\b(?:might|maybe|perhaps|possibly|probably|not\s+sure|undecided|thinking\s+(?:about|of)|"
+                        r"considering|torn\s+between|either\b.{1,40}\bor)\b", re.I)
+
+
+def asserts_value(text: str) -> bool:
+    """Whether a text states a value, so that it may take a cluster's first place as the newest: not
+    when it only considers a change ("might switch to X", "either A or B, not sure yet") or asks the
+    memory to forget something ("delete what I told you about her job")."""
+    return not _TENTATIVE.search(text) and forget_requests.detect(text) is None
