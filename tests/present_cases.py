@@ -128,4 +128,9 @@ CASES: list[PresentCase] = [
         Said("agent:registry", "Tobias Renner is taxed in the canton of Glarus.", "other"),
         Said("agent:registry", "Oskar Lindqvist is taxed in the canton of Ticino.", "other"),
     ), "Which canton is Oskar Lindqvist registered in?", ("uri",), ("ticino",)),
+    # A turn that takes back the one before it answers, though it repeats none of the question's words.
+    PresentCase("taken-back-next-turn", "present", (
+        Said("user:odalys", "let's hold the quiz night on wednesday in the back room", "old"),
+        Said("user:odalys", "scratch that, friday suits everyone better", "new"),
+    ), "What day is the quiz night?", ("friday",), ("wednesday",)),
 ]

@@ -93,6 +93,25 @@ def says_change(text: str) -> bool:
     return bool(_CHANGE_WORDS.search(text)) and not _ADDING_WORDS.search(text)
 
 
+# Of the change words, those that say only that something ended, and those that say what holds now
+# (not "actually", "finally": they stress a sentence as often as they mark a change).
+_ENDING_WORDS = re.compile(r"\b(?:no\s+longer|any\s*more|quit|passed\s+away|died|left|dropped|stopped|gave\s+up|"
+                           r"sold|broke\s+up|ended|cancell?ed|lost)\b", re.I)
+_NOW_WORDS = re.compile(r"\b(?:now|new|switched|started|moved|changed|reassigned|relocated|renamed|"
+                        r"replaced|upgraded|downgraded|escalated|bumped|promoted|demoted|transferred|swapped)\b", re.I)
+
+
+def news(text: str) -> int:
+    """What a text of a turn that changed something says: 0 what holds now ("I'm doing Italian on an app
+    now", "switched to Korean"), 2 only what ended ("Pickle passed away in march"), 1 neither ("honestly
+    Korean was too much for me"). Of the newest turn's texts, the one saying what holds now answers."""
+    if not says_change(text):
+        return 1
+    if _NOW_WORDS.search(text):
+        return 0
+    return 2 if _ENDING_WORDS.search(text) else 1
+
+
 # Words that say a plan is not yet decided: "might switch", "maybe", "not sure yet", "thinking about".
 _TENTATIVE = re.compile(r"\b(?:might|maybe|perhaps|possibly|probably|not\s+sure|undecided|thinking\s+(?:about|of)|"
                         r"considering|torn\s+between|either\b.{1,40}\bor)\b", re.I)
@@ -103,3 +122,17 @@ def asserts_value(text: str) -> bool:
     when it only considers a change ("might switch to X", "either A or B, not sure yet") or asks the
     memory to forget something ("delete what I told you about her job")."""
     return not _TENTATIVE.search(text) and forget_requests.detect(text) is None
+
+
+# What a speaker opens with to take back what they just said: "scratch that, …", "actually …",
+# "correction: …", "make that …", "on second thought …", "wait, no, …". Interjections may come first.
+_RETRACTS = re.compile(r"^\W*(?:(?:ok(?:ay)?|oh|hmm+|um+|sorry|oops|ah|wait(?!\W+no\b))\b[\s,.!:;-]*)*"
+                       r"(?:scratch\s+that|actually|correction|make\s+(?:that|it)|on\s+second\s+thoughts?|"
+                       r"change\s+of\s+plans?|never\s*mind|i\s+meant|(?:no|nope)\W+wait|wait\W+no|my\s+bad)\b",
+                       re.I)
+
+
+def retracts(text: str) -> bool:
+    """Whether a text opens by taking back what its speaker said before it ("scratch that, saturday works
+    better"): it answers what that turn was about, however few of the question's words it repeats."""
+    return bool(_RETRACTS.match(text.replace("’", "'")))

@@ -70,7 +70,7 @@ from typing import Any
 import numpy as np
 
 from medallion.serve import asked_subject
-from medallion.serve.cues import about_the_present, asks_for_many, asserts_value, says_change, tokens
+from medallion.serve.cues import about_the_present, asks_for_many, asserts_value, news, retracts, says_change, tokens
 from medallion.silver import entities
 from medallion.silver.chunks import speaker
 from medallion.silver.embed import vector_of
@@ -85,6 +85,13 @@ SIMILAR = 0.40  # cosine between two candidates' stored embeddings: "the same ki
 MARGIN = 0.20  # how much closer to the question one member of a cluster may be than another
 SIMILAR_CHANGED = 0.25  # the same, when the later of the two says it changes something (:func:`says_change`)
 MARGIN_CHANGED = 0.35  # MARGIN, when the later of the two says it changes something
+# MARGIN, when the later of the two points at the earlier: it opens by taking back what was just said
+# ("scratch that, saturday works better"), or both name the record the question asks about by its
+# number ("Ticket 6120: priority P3", later "6120 bumped to P1"). A record named by number has few
+# attributes, and a retraction repeats none of the question's words, so closeness to the question
+# tells little here.
+MARGIN_REFERRED = 0.50
+NEWS_MARGIN = 0.10  # a clause saying what holds now leads its turn only this close to the turn's best text
 WINDOW_EVENTS = 10  # the results of the first N distinct events are looked at; the rest keep their order
 PAST_TELLING = NEWS_WINDOW  # a belief dated this much before its telling is a story about before (as in the ledger)
 _QUOTED = 40  # the leading characters of a turn that identify it inside another chunk's context
@@ -138,6 +145,9 @@ class Candidate:
     fact: bool = False  # a belief (else a chunk of raw text)
     trusted: bool = False  # a belief in a trusted slot (:data:`TRUSTED_SLOT`): the ledger's verdict on it stands
     speaker: str | None = None  # who said its turn (a chunk's actor), when known
+    retracts: bool = False  # it opens by taking back what its speaker said before ("scratch that, …")
+    news: int = 1  # 0 it says what holds now, 2 only what ended, 1 neither (:func:`cues.news`)
+    text: str = ""  # its statement, trimmed
 
 
 @dataclass
@@ -158,10 +168,13 @@ def same_subject(a: Candidate, b: Candidate) -> bool:
     return any(_mentions(n, b) for n in a.names) or any(_mentions(n, a) for n in b.names)
 
 
-def linked(a: Candidate, b: Candidate, threshold: float = SIMILAR, margin: float = MARGIN) -> bool:
+def linked(a: Candidate, b: Candidate, threshold: float = SIMILAR, margin: float = MARGIN,
+           asked: Sequence[frozenset[str]] = ()) -> bool:
     """Whether two candidates say the same kind of thing about one subject: a shared subject, close
     embeddings, and about as close to the question as each other. A chunk embedded with the other's
-    turn as its context is not compared with it (the shared context, not the meaning, makes them close)."""
+    turn as its context is not compared with it (the shared context, not the meaning, makes them close).
+    ``asked`` are the names the question gives: a record both name by its number
+    (:data:`MARGIN_REFERRED`) is one subject with few attributes."""
     if a.vector is None or b.vector is None or a.event in b.follows or b.event in a.follows:
         return False
     if (a.fact and b.fact and a.event == b.event) or (a.trusted and b.trusted and a.event != b.event):
@@ -169,11 +182,19 @@ def linked(a: Candidate, b: Candidate, threshold: float = SIMILAR, margin: float
     if a.fact and b.fact and not set(a.names) & set(b.names):
         return False  # two beliefs have exact subjects: "Quillmoor Reader" is not "Quillmoor"
     newer = a if (a.when, _order(a.event)) > (b.when, _order(b.event)) else b
-    if newer.changes:  # the later turn says it replaces something: a looser likeness suffices
+    if newer.changes or newer.retracts:  # the later turn says it replaces something: a looser likeness suffices
         threshold = min(threshold, SIMILAR_CHANGED)
         margin = max(margin, MARGIN_CHANGED)
+        if newer.retracts or _numbered_record(a, b, asked):
+            margin = max(margin, MARGIN_REFERRED)
     return (same_subject(a, b) and abs(a.to_question - b.to_question) <= margin
             and cosine(a.vector, b.vector) >= threshold)
+
+
+def _numbered_record(a: Candidate, b: Candidate, asked: Sequence[frozenset[str]]) -> bool:
+    """Whether both candidates are about a name the question gives that carries a number ("6120",
+    "Order 4471"): a record, not a person."""
+    return any(any(t.isdigit() for t in n) and _mentions(n, a) and _mentions(n, b) for n in asked)
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -200,7 +221,7 @@ def clusters(items: Sequence[Candidate], threshold: float = SIMILAR,
         if not eligible[i]:
             groups.append([i])
             continue
-        home = next((g for g in open_groups if _joins(items, g, item, threshold)), None)
+        home = next((g for g in open_groups if _joins(items, g, item, threshold, subjects)), None)
         if home is None:
             home = [i]
             open_groups.append(home)
@@ -210,14 +231,15 @@ def clusters(items: Sequence[Candidate], threshold: float = SIMILAR,
     return sorted(groups)
 
 
-def _joins(items: Sequence[Candidate], group: list[int], item: Candidate, threshold: float) -> bool:
+def _joins(items: Sequence[Candidate], group: list[int], item: Candidate, threshold: float,
+           asked: Sequence[frozenset[str]] = ()) -> bool:
     """Whether ``item`` joins ``group``: linked to an item of the group's founding event, and, for a
     belief in a trusted slot, that event stated no such belief of its subject (the ledger kept the two
     apart: two slots)."""
     founding = [items[m] for m in group if items[m].event == items[group[0]].event]
     if item.trusted and item.fact and any(m.fact and m.trusted and set(m.names) & set(item.names) for m in founding):
         return False
-    return any(linked(m, item, threshold) for m in founding)
+    return any(linked(m, item, threshold, asked=asked) for m in founding)
 
 
 def newest_first(items: Sequence[Candidate], threshold: float = SIMILAR,
@@ -252,9 +274,27 @@ def newest_first(items: Sequence[Candidate], threshold: float = SIMILAR,
         head = [i for i in newest if items[i].event == items[newest[0]].event] if items[newest[0]].event is not None \
             else newest[:1]
         rest = [i for i in group if i not in head]
-        for place, member in zip(group, sorted(head) + rest, strict=True):
+        turn = tuple(head)
+        head = sorted(turn, key=lambda i: (focus[i] == 2, _telling(items, turn, i), i))
+        for place, member in zip(group, head + rest, strict=True):
             order[place] = member
     return order
+
+
+def _telling(items: Sequence[Candidate], turn: Sequence[int], i: int) -> int:
+    """Where a text of the newest turn of a cluster stands among the turn's texts by what it tells
+    (:func:`cues.news`): a clause saying what holds now, about as close to the question as the turn's
+    best text (:data:`NEWS_MARGIN`), before one that says neither ("I'm doing Italian on an app now"
+    before "honestly Korean was too much for me"), and a clause saying only what ended after both ("Pickle
+    passed away in march", then "we adopted a greyhound called Bramble"). A passage holding another of
+    the turn's texts tells what its clauses tell, so it is not moved by the cue words of one of them."""
+    text = items[i].text
+    if any(j != i and items[j].text and items[j].text in text for j in turn):
+        return 1
+    best = max(items[j].to_question for j in turn)
+    if items[i].news == 0 and items[i].to_question < best - NEWS_MARGIN:
+        return 1
+    return items[i].news
 
 
 # ------------------------------------------------------------------ over served results
@@ -367,6 +407,9 @@ def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, An
             words=frozenset(set().union(*name_sets) if item.get("kind") == "fact" else said.union(*name_sets)),
             many=bool(cards) and all(c == "many" for c in cards),
             changes=says_change(str(item.get("statement") or "")),
+            retracts=retracts(str(item.get("statement") or "")),
+            news=news(str(item.get("statement") or "")),
+            text=str(item.get("statement") or "").strip(),
             asserts=asserts_value(str(item.get("statement") or "")),
             speaker=speaker(actor) if str(actor).startswith("user:") else None))
         if memo is not None:

@@ -141,6 +141,19 @@ def test_s1_an_initialism_before_a_lower_case_word_does_not_end_the_sentence() -
     assert [(f.subject, f.predicate, f.value) for f in facts] == [("Burnley F.C.", "head_coach", "Sean Dyche")]
 
 
+@pytest.mark.parametrize(("line", "sentences"), [
+    ("Biscuit passed away in june 😢 we adopted a lurcher called Juniper",
+     ["Biscuit passed away in june 😢", "we adopted a lurcher called Juniper"]),
+    ("booked the flat in Ghent today 🎉🎉 moving in may", ["booked the flat in Ghent today 🎉🎉", "moving in may"]),
+    ("Great news! 🥳 I got the job", ["Great news! 🥳", "I got the job"]),  # a lone emoji joins the one before
+    ("I ❤️ Lisbon in spring", ["I ❤️ Lisbon in spring"]),  # a heart often stands for a verb
+])
+def test_s1_in_chat_an_emoji_before_more_text_ends_a_sentence(line: str, sentences: list[str]) -> None:
+    """S1: chat ends a thought with an emoji instead of a stop; read as one sentence, "Biscuit passed away …
+    we adopted a lurcher called Juniper" gives one clause whose subject swallows the second."""
+    assert [line[a:b] for a, b in sentence_spans(line, 0)] == sentences
+
+
 @pytest.mark.parametrize(("content", "subject", "predicate", "value"), [
     ("The default language of the app is French.", "app", "default_language", "French"),
     ("The official religion of the kingdom is Catholic.", "kingdom", "official_religion", "Catholic"),

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from medallion.serve.cues import about_the_present, asks_for_many, asserts_value, says_change, tokens
+from medallion.serve.cues import about_the_present, asks_for_many, asserts_value, news, retracts, says_change, tokens
 from medallion.serve.present import (
     Candidate,
     asks_about_before,
@@ -384,3 +384,77 @@ def test_two_values_of_a_many_valued_slot_answer_one_value_asked_for_with_the_ne
     assert [r["fact_id"] for r in one] == ["f2", "f1"]
     several = reorder("Which schools does Kit go to?", [1.0, 0.25, 0.0], results, rows)
     assert [r["fact_id"] for r in several] == ["f1", "f2"]
+
+
+@pytest.mark.parametrize(("text", "takes_back"), [
+    ("scratch that, friday works better", True),
+    ("Actually, make it the blue one", True),
+    ("oh wait, actually it's on Tuesday", True),
+    ("Correction: the fee is 40 euros", True),
+    ("Make that two tickets", True),
+    ("no wait, the 14th", True),
+    ("sorry I meant Porto, not Braga", True),
+    ("on second thought, let's keep the old sofa", True),
+    ("I actually love the new flat", False),  # "actually" inside a sentence stresses it
+    ("The review actually moved to Monday", False),
+    ("I mean, the food was fine", False),
+])
+def test_a_text_that_opens_by_taking_back_what_was_said(text: str, takes_back: bool) -> None:
+    assert retracts(text) is takes_back
+
+
+def test_a_turn_that_takes_back_the_last_one_joins_it_however_far_from_the_question() -> None:
+    """'scratch that, friday works better' shares no word with 'When is the picnic?': the plan it takes
+    back is far closer to the question than the change is, yet the change answers."""
+    plan = _item("plan", 1, WORK, to_question=0.66, text="picnic on wednesday at the lake")
+    change = _item("change", 2, LOOSELY_ALIKE, to_question=0.24, text="friday works better")
+    assert not linked(plan, replace(change, changes=True))  # a change word alone does not reach that far
+    assert linked(plan, replace(change, changes=True, retracts=True))
+    assert newest_first([plan, replace(change, changes=True, retracts=True)]) == [1, 0]
+
+
+def test_two_turns_about_the_record_the_question_names_by_number_join_from_further_apart() -> None:
+    """'Ticket 5120: severity S4.' matches 'What is the severity of ticket 5120?' far better than '5120
+    raised to S1, outage spreading', which says the change; both name the record the question asks about."""
+    old = _item("old", 1, WORK, names=("ticket 5120", "5120"), to_question=0.81)
+    later = _item("new", 2, LOOSELY_ALIKE, names=("5120",), to_question=0.40)
+    later = replace(later, changes=True)
+    asked = [frozenset({"5120"})]
+    assert not linked(old, later)  # without the question's record, too far from the question
+    assert linked(old, later, asked=asked)
+    assert newest_first([old, later], subjects=asked) == [1, 0]
+    person = [frozenset({"selma"})]  # a person has many topics: their name does not widen the margin
+    assert not linked(replace(old, names=(frozenset({"selma"}),)), replace(later, names=(frozenset({"selma"}),)),
+                      asked=person)
+
+
+@pytest.mark.parametrize(("text", "told"), [
+    ("I'm doing Italian on an app now", 0),
+    ("switched to the night shift", 0),
+    ("honestly the old one was too much for me,", 1),
+    ("we adopted a greyhound called Juniper", 1),
+    ("Biscuit passed away in june", 2),
+    ("I'm no longer on the board", 2),
+    ("finally finished the move", 1),  # "finally" stresses; it tells nothing new by itself
+    ("I also have a bike now", 1),  # one more, not a change
+])
+def test_what_a_text_tells_of_a_change(text: str, told: int) -> None:
+    assert news(text) == told
+
+
+def test_the_newest_turns_clause_saying_what_holds_now_leads_the_turn() -> None:
+    """'Kendo was too much for me, I'm doing judo now': of the turn's two clauses the one saying what holds
+    now answers 'Which sport is Aiko doing?', not the one about the sport it left; the passage that holds
+    both stays where the words ranked it, and a clause that only says what ended goes after both."""
+    old = _item("old", 1, WORK, event="e1", to_question=0.6, text="I do kendo twice a week")
+    left = replace(_item("left", 2, WORK_AGAIN, event="e2", to_question=0.58), text="kendo was too much for me,",
+                   news=1)
+    passage = replace(_item("all", 2, WORK_AGAIN, event="e2", to_question=0.57),
+                      text="kendo was too much for me, I'm doing judo now", news=0, changes=True)
+    now = replace(_item("now", 2, WORK_AGAIN, event="e2", to_question=0.52), text="I'm doing judo now", news=0,
+                  changes=True)
+    assert newest_first([old, left, passage, now]) == [3, 1, 2, 0]
+    ended = replace(left, text="kendo ended for me", news=2)
+    assert newest_first([old, ended, passage, replace(now, news=1)]) == [2, 3, 1, 0]
+    far = replace(now, to_question=0.40)  # a clause far from the question does not lead for its cue word
+    assert newest_first([old, left, passage, far]) == [1, 2, 3, 0]

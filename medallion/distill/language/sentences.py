@@ -37,7 +37,10 @@ _SPEAKER_RE = re.compile(
 _TIMESTAMP_PREFIX_RE = re.compile(r"^\s*(?:\[\d{1,2}:\d{2}(?::\d{2})?[^\]]{0,12}\]|\(\d{1,2}:\d{2}\))\s*")
 _BULLET_RE = re.compile(r"^\s*(?:[-*•>]+|\d+[.)]|#+)\s+")
 HEADING_RE = re.compile(r"^\s*#+\s")
-_BOUNDARY_RE = re.compile(r"[.!?…]+[\"'’”)\]]*(?=\s|$)")
+# A sentence ends at its stop, or in chat at an emoji before more text ("Pickle passed away 😢 we adopted
+# a greyhound"); a heart is left alone, since it often stands for a verb ("I ❤️ Lisbon").
+_EMOJI = "\U0001F300-\U0001F5FF\U0001F600-\U0001F64F\U0001F680-\U0001F6FF\U0001F900-\U0001FAFF"
+_BOUNDARY_RE = re.compile(r"(?:[.!?…]+[\"'’”)\]]*|[" + _EMOJI + r"][" + _EMOJI + r"\ufe0f\u200d]*)(?=\s|$)")
 # "F.C.", "D.C.", "p.m.": an initialism ends a sentence only when a capital follows it
 _INITIALISM_RE = re.compile(r"^(?:[a-z]\.)+[a-z]$")
 _ABBREV = word_set(
@@ -298,7 +301,9 @@ def sentence_spans(line: str, offset: int) -> list[tuple[int, int]]:
             a += 1
         while b > a and line[b - 1].isspace():
             b -= 1
-        if b > a:
+        if b > a and out and not any(c.isalnum() for c in line[a:b]):
+            out[-1] = (out[-1][0], b)  # "Great news! 🎉🎉": an emoji alone belongs to the sentence before it
+        elif b > a:
             out.append((a, b))
     return out
 
