@@ -120,8 +120,9 @@ _TENTATIVE = re.compile(r"\b(?:might|maybe|perhaps|possibly|probably|not\s+sure|
 def asserts_value(text: str) -> bool:
     """Whether a text states a value, so that it may take a cluster's first place as the newest: not
     when it only considers a change ("might switch to X", "either A or B, not sure yet") or asks the
-    memory to forget something ("delete what I told you about her job")."""
-    return not _TENTATIVE.search(text) and forget_requests.detect(text) is None
+    memory to forget or to keep something ("delete what I told you about her job", "keep the dentist
+    info tho")."""
+    return not _TENTATIVE.search(text) and not forget_requests.instructs(text)
 
 
 # What a speaker opens with to take back what they just said: "scratch that, …", "actually …",

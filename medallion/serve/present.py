@@ -71,7 +71,7 @@ import numpy as np
 
 from medallion.serve import asked_subject
 from medallion.serve.cues import about_the_present, asks_for_many, asserts_value, news, retracts, says_change, tokens
-from medallion.silver import entities
+from medallion.silver import entities, forget_requests
 from medallion.silver.chunks import speaker
 from medallion.silver.embed import vector_of
 from medallion.silver.resolve import NEWS_WINDOW
@@ -503,6 +503,25 @@ def subject_first(question: str, query: Sequence[float], results: list[dict[str,
     if not asked.known:
         return results
     return asked_subject.first_within_event(head, asked, focus(asked, head, found, subjects, memo)) + results[size:]
+
+
+def requests_last(results: list[dict[str, Any]], events: int = WINDOW_EVENTS) -> list[dict[str, Any]]:
+    """``results`` with the texts of a turn that asks the memory to forget something after every other
+    text of the window, each keeping its order: "delete what I said about my therapist. keep the dentist
+    info tho" tells no fact, yet shares the question's words ("Who is Henrik's dentist?") better than the
+    belief that answers it. A turn is such a request when one of its texts in the window asks to forget
+    or to keep something (:func:`forget_requests.instructs`); its beliefs stay where they are."""
+    size = _window(results, events)
+    asking = {_event(r) for r in results[:size] if r.get("kind") == "chunk"
+              and forget_requests.instructs(str(r.get("statement") or ""))} - {None}
+    if not asking:
+        return results
+    head = results[:size]
+    later = [r for r in head if r.get("kind") == "chunk" and _event(r) in asking]
+    if len(later) == len(head):
+        return results
+    kept = [r for r in head if not (r.get("kind") == "chunk" and _event(r) in asking)]
+    return [{**r, "score": head[place]["score"]} for place, r in enumerate(kept + later)] + results[size:]
 
 
 def people(subjects: Sequence[frozenset[str]], speakers: Mapping[Any, str | None]) -> list[frozenset[str]]:

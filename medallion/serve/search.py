@@ -151,6 +151,7 @@ def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]
         results = present.replaced_first(results)
     elif request.as_of is None:  # at a past moment the ledger of then answers; about now, the newest first
         results = present.reorder(request.query, vector, results, items, memo=memo)
+    results = present.requests_last(results)
     return (group_by_event(results) if request.per_event else results)[:request.k]
 
 

@@ -22,7 +22,8 @@ MAX_SENTENCE = 300  # characters
 
 # How a request opens, before its verb: nothing, "please", "can you", "I want you to", …
 _LEAD = re.compile(
-    r"^(?:(?:ok(?:ay)?|hey|so|actually|also|and|now|oh|well|right|alright|one more thing)\b[\s,:;-]*+)*+"
+    r"^(?:(?:ok(?:ay)?|hey|so|actually|also|and|now|oh|well|right|alright|one more thing|on\s+second\s+thoughts?"
+    r"|wait|sorry|btw|by\s+the\s+way|come\s+to\s+think\s+of\s+it|thinking\s+about\s+it)\b[\s,:;-]*+)*+"
     r"(?:(?:please|kindly|just)\s++)*+"
     r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)*"
     r"|i(?:\s+would|'d|’d)?\s+(?:want|need|like|prefer|ask)\s+(?:for\s+)?you\s+to\s+(?:please\s+|just\s+)*"
@@ -49,12 +50,20 @@ _NEGATED_KEEP = re.compile(_NOT_KEEP, re.IGNORECASE)
 _WHO = (r"(?P<who>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?"
         r"|(?:the\s+)?(?:customer|client|patient|user|caller|employee|member|guest|he|she|they))")
 _RELAYED = re.compile(
-    rf"^{_WHO}\s+(?:has\s+|had\s+)?(?:asked|requested|wants|wanted|would\s+like)\s+"
+    rf"^{_WHO}\s+(?:has\s+|had\s+)?(?:asked|asks|requested|requests|wants|wanted|would\s+like)\s+"
     r"(?:(?:us|you|me|them|the\s+team)\s+to\s+(?P<ask>.+)"
     r"|(?:that\s+)?(?:we|you|I)\s+(?P<not>not\s+.+)"
     r"|(?:that\s+)?(?:we|you)\s+(?P<ask2>.+)"
     r"|(?:that\s+)?(?P<obj>.+?)\s+(?:be|is|are|gets?)\s+(?:erased|deleted|removed|forgotten|purged|wiped|scrubbed|"
     r"dropped|discarded)(?P<tail>\b.*))$", re.DOTALL)
+# A request a note passes on by its lead: "Per Anselm's request, delete his passport number", "At the
+# customer's request: remove her date of birth", "On behalf of Ines, forget her old address".
+_ON_BEHALF = re.compile(
+    r"^(?:(?i:per|at|by)\s+(?P<who>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?|(?:the\s+)?(?:customer|client|patient|user|caller|"
+    r"employee|member|guest))(?:'s|’s)\s+(?:own\s+)?request|(?i:on\s+behalf\s+of)\s+(?P<whom>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?"
+    r"|(?:the\s+)?(?:customer|client|patient|user|caller|employee|member|guest))|(?i:as)\s+(?P<asker>[A-Z][\w-]*"
+    r"(?:\s+[A-Z][\w-]*)?|(?:the\s+)?(?:customer|client|patient|user|caller|employee|member|guest))\s+"
+    r"(?:asked|requested))\s*[,:;-]\s*(?P<ask>.+)$", re.DOTALL)
 _THEIRS = re.compile(r"\b(?:his|her|their)\b", re.IGNORECASE)  # in a relayed request: the asker's own
 _PRONOUN = re.compile(r"^(?:him|her|them|it|this|that|these|those|everyone|anyone)$", re.IGNORECASE)
 _STRONG_DELETE = re.compile(r"^(?:delete|erase|wipe|purge|scrub)$", re.IGNORECASE)
@@ -88,8 +97,17 @@ _NEXT = (r"(?:let's|let’s|we|i|you|tell|what|how|ok(?:ay)?|thanks?|he|she|they
          r"that’s|it’s|i’d|i’m|just|delete|remove|forget|erase|scrap|wipe|purge|drop)\b")
 _CLAUSE_END = re.compile(
     rf"(?:[;:–—\U0001F300-\U0001FAFF\u2600-\u27BF]|,\s*+(?:(?:and|but|because|since|so|then)\s++)?{_NEXT}"
-    rf"|\s(?:and|but|because|since|so|then)\s++{_NEXT}|\s++please\b).*$",
+    rf"|\s(?:and|but|because|since|so|then)\s++{_NEXT}|\s++please\b"
+    # "… the home phone number and contact by email only": a second verb, told by what follows it
+    r"|\s(?:and|but)\s++\w+\s++(?:by|via|through|me|us|them|him|her|only|instead)\b).*$",
     re.IGNORECASE)
+# Keeping, asked of the memory beside a request ("keep the dentist info tho", "the job stuff is fine to
+# keep", "Keep the preferred time."): an instruction, not something to remember.
+_KEEP_ASK = re.compile(
+    r"^\W*(?:(?:but|and|though|ok(?:ay)?|please|pls|just|do)\s+)*(?:keep|retain|save|store|hold\s+on\s+to)\s+"
+    r"(?:(?:the|my|his|her|their|our)\s+)?(?:[\w-]+\s+){0,3}?(?:info|information|stuff|details?|data|part|bits?|notes?|"
+    r"records?|rest|everything\s+else)\b|\b(?:is|are|'s|’s)\s+(?:fine|ok(?:ay)?|good)\s+to\s+keep\b"
+    r"|^\W*(?:you\s+(?:can|may)\s+keep)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -128,6 +146,13 @@ def detect(text: str) -> ForgetRequest | None:
     return None
 
 
+def instructs(text: str) -> bool:
+    """Whether ``text`` only tells the memory what to forget or what to keep: a forget request
+    (:func:`detect`), or a sentence asking it to keep something ("keep the dentist info tho")."""
+    return detect(text) is not None or any(
+        _KEEP_ASK.search(m.group().strip()) for m in _SENTENCE.finditer(spelled_out(text or "")))
+
+
 _CLAUSE_BREAK = re.compile(r"[,;:]\s*+")
 # Chat spellings of the function words a request is read by ("can u not remember my salary pls").
 _SHORTHAND = {"u": "you", "ur": "your", "pls": "please", "plz": "please", "pleeease": "please", "dont": "don't",
@@ -151,6 +176,9 @@ def _request(body: str, sentence: str) -> ForgetRequest | None:
     relayed = _RELAYED.match(body)
     if relayed is not None:
         return _relayed(relayed, sentence)
+    behalf = _ON_BEHALF.match(body)
+    if behalf is not None:
+        return _on_behalf(behalf, sentence)
     lead = _LEAD.match(body)
     rest = body[lead.end():] if lead else body
     rather = bool(lead and lead.group("rather"))
@@ -175,6 +203,19 @@ def _request(body: str, sentence: str) -> ForgetRequest | None:
     if not (forgets or memory_cue or found.mode in ("about", "everything") or (found.own and strong)):
         return None  # "remove the tomatoes", "clear the table": not addressed to the memory
     return found
+
+
+def _on_behalf(match: re.Match[str], sentence: str) -> ForgetRequest | None:
+    """A request a note passes on by its lead ("Per Anselm's request, delete his passport number"): the
+    asker's own data when the object is theirs, as for :func:`_relayed`."""
+    who = match.group("who") or match.group("whom") or match.group("asker")
+    named = who if who[:1].isupper() else None
+    inner = _request(_THEIRS.sub("my", match.group("ask"), count=1), sentence)
+    if inner is None:
+        return None
+    if inner.about_whom is not None and (named is None or inner.about_whom != named):
+        return inner
+    return ForgetRequest(inner.mode, inner.target, True, named, sentence, relayed=True)
 
 
 def _relayed(match: re.Match[str], sentence: str) -> ForgetRequest | None:

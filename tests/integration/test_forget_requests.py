@@ -62,6 +62,12 @@ OTHERS = {
     "forget-desk": (("agent:desk", "Client Mireille Fonteyn's home phone is 0491 220 817."),
                     ("agent:desk", "Mireille Fonteyn prefers email for invoices."),
                     ("agent:desk", "Mireille asked us to delete her home phone from our records.")),
+    # a request that also says what to keep, and a note that passes a request on by its lead
+    "forget-keep": (("user:hanne", "my physio is Dr. Ilves, I go every tuesday for my knee"),
+                    ("user:hanne", "the dentist is Dr. Okoro at Brightwell Dental, next checkup in june"),
+                    ("user:hanne", "delete what I told you about my physio pls. keep the dentist info tho"),
+                    ("agent:hr", "Employee Joost Varga's passport number is P4402917, for the travel booking."),
+                    ("agent:hr", "Per Joost's request, delete his passport number from our notes.")),
 }
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -156,6 +162,17 @@ def test_a_request_relayed_for_the_data_subject_withholds_their_data(world: Worl
     assert all("220" not in _text(h) for h in hits), hits
     other = world.tools.search("How does Mireille want invoices?", namespace="forget-desk", k=5)
     assert any("email" in _text(h).casefold() for h in other), other
+
+
+def test_a_turn_that_says_what_to_keep_is_no_answer_and_a_note_may_pass_a_request_on(world: World) -> None:
+    """ "keep the dentist info tho" shares the question's words better than the belief that answers
+    "Who is Hanne's dentist?", but tells nothing: the belief comes first. "Per Joost's request, delete
+    his passport number" is Joost's own request, relayed: the number is withheld at once."""
+    dentist = world.tools.search("Who is Hanne's dentist?", namespace="forget-keep", k=5)
+    assert "okoro" in _text(dentist[0]).casefold(), [_text(h) for h in dentist]
+    assert not any("ilves" in _text(h).casefold() for h in dentist)
+    passport = world.tools.search("What is Joost's passport number?", namespace="forget-keep", k=5)
+    assert not any("P4402917" in _text(h) for h in passport), [_text(h) for h in passport]
 
 
 def test_forget_that_withholds_the_speakers_previous_turn(world: World) -> None:

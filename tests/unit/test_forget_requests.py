@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import pytest
 
-from medallion.silver.forget_requests import detect
+from medallion.silver.forget_requests import detect, instructs
 
 # (sentence, mode, target, own, about_whom)
 REQUESTS = [
     ("Please forget my social security number.", "phrase", "social security number", True, None),
+    ("on second thought don't keep my address, please forget it", "phrase", "address", True, None),
+    ("wait, delete my locker code", "phrase", "locker code", True, None),
+    # the object ends where a second verb starts
+    ("Forget my mobile number and reach me by email instead.", "phrase", "mobile number", True, None),
     ("Could you please erase my home address from your memory?", "phrase", "home address", True, None),
     ("Delete my phone number please.", "phrase", "phone number", True, None),
     ("Hey, scratch my bank details from your notes.", "phrase", "bank details", True, None),
@@ -55,10 +59,15 @@ RELAYED = [
     ("Lidia requested that her emergency contact details be erased.", "emergency contact details", "Lidia"),
     ("2901: Benedek asked that we not store his personal mobile; scrap it.", "personal mobile", "Benedek"),
     ("Ticket 7702: Ilse requested we purge her IBAN from the ticket.", "IBAN", "Ilse"),
+    ("Ticket 3318: customer asks us to delete her loyalty number from the record.", "loyalty number", None),
+    ("Per Wilhelmina's request, delete her visa number from our notes.", "visa number", "Wilhelmina"),
+    ("On behalf of Teodor Marsh, forget his old address.", "old address", "Teodor Marsh"),
+    ("As Priya asked, please erase her bank details.", "bank details", "Priya"),
 ]
 
 NOT_REQUESTS = [
     "I always forget my keys.",
+    "Per the manual, remove the cover before cleaning.",
     "Don't forget the milk.",
     "Do not forget to call Omar tomorrow.",
     "Never forget where you came from.",
@@ -107,3 +116,17 @@ def test_the_request_may_be_any_sentence_of_a_turn() -> None:
 
 def test_a_long_sentence_is_not_read_as_a_request() -> None:
     assert detect("Please forget my " + "very " * 100 + "long list.") is None
+
+
+@pytest.mark.parametrize(("text", "instruction"), [
+    ("keep the dentist info tho", True),
+    ("the job stuff is fine to keep", True),
+    ("but keep the running stuff", True),
+    ("delete what I said about my landlord", True),
+    ("Keep the receipts in the blue folder", False),  # where things are kept is a fact
+    ("keep the change", False),
+    ("I keep my bike in the shed", False),
+])
+def test_a_text_that_only_tells_the_memory_what_to_forget_or_keep(text: str, instruction: bool) -> None:
+    """Such a text states nothing to remember, so search puts it after the texts that do."""
+    assert instructs(text) is instruction
