@@ -73,6 +73,8 @@ _NOT_SUBJECT = re.compile(r"(?::|\b(?i:to|at|in|into|with|from|for|of|by|about|n
 # Relatives one names without an owner, as a name ("dad moved to Galway", "mum's in Cork"): the speaker's.
 _BARE_KIN = re.compile(r"(?:^|(?<=[,;:.!?]\s)|(?<=\band\s)|(?<=\bbut\s))(?P<kin>(?i:mum|mom|dad|grandma|grandpa|"
                        r"nan|nana|granny))\b(?!\s*(?:and|&)\s+(?:I|i|me)\b)")
+# A third person as the object of what the speaker did ("we moved him to Ashgrove", "took them to the vet").
+_THIRD = re.compile(r"\b(?:him|them)\b", re.IGNORECASE)
 _WITH_ME = re.compile(r"\s*,?\s*(?:and|&)\s+(?:I|i|me|myself)\b")
 _PREPOSITIONS = frozenset((
     "to", "at", "in", "into", "with", "from", "for", "of", "by", "about", "near", "like", "than", "as", "on",
@@ -96,6 +98,7 @@ class Mention:
     owner: str | None = None
     name: frozenset[str] = frozenset()  # the tokens of the name (beside the noun, or on its own)
     self: bool = False
+    others: bool = False  # in the first person, it also speaks of a third person ("we moved him to Ashgrove")
 
 
 @dataclass(frozen=True)
@@ -166,7 +169,7 @@ def first_mention(text: str, known: Iterable[frozenset[str]] = ()) -> Mention | 
         found.append((bare.start(), 0, Mention(kin=_noun(bare.group("kin")), owner="my")))
     me = _SELF.search(text)
     if me is not None:
-        found.append((me.start(), 1, Mention(self=True)))
+        found.append((me.start(), 1, Mention(self=True, others=bool(_THIRD.search(text)))))
     words = [(m.start(), m.group(0).casefold().split("'")[0].split("’")[0]) for m in _WORD.finditer(text)]
     present = {w for _, w in words}
     before = ""
@@ -180,14 +183,15 @@ def first_mention(text: str, known: Iterable[frozenset[str]] = ()) -> Mention | 
     return min(found, key=lambda f: (f[0], f[1]))[2] if found else None
 
 
-def rank(question: Asked, mention: Mention | None, speaker: str | None) -> int:
+def rank(question: Asked, mention: Mention | None, speaker: str | None, others: bool = False) -> int:
     """0 when a text opens with the asked subject, 2 when it opens with someone else, 1 when it names
     nobody or only a relative of the same kind as the one asked for ("partner" for "husband"). For a
     question about a relative, a person's turn that names nobody ("exhausted, marking exams all
-    weekend") is about its ``speaker``, not the relative; for one about a person it says nothing (a
-    desk's note "switched GP to Dr. Lind" is about its patient, not the desk)."""
+    weekend") is about its ``speaker``, not the relative, unless it speaks of a third person too
+    (``others``: "we moved him to Ashgrove" may be about the son asked for); for one about a person it
+    says nothing (a desk's note "switched GP to Dr. Lind" is about its patient, not the desk)."""
     if mention is None and speaker and question.kin and not question.kin_answers:
-        mention = Mention(self=True)
+        mention = Mention(self=True, others=others)
     if mention is None or not question.known:
         return 1
     speaker_words = _tokens(speaker or "")
@@ -196,6 +200,8 @@ def rank(question: Asked, mention: Mention | None, speaker: str | None) -> int:
     if question.kin and not question.kin_answers:
         if mention.kin in question.kin or (mention.name and mention.name <= question.kin_names):
             return 0
+        if mention.self and mention.others:
+            return 1  # "we moved him to Ashgrove": the speaker acts, the relative may be whom it is about
         return 1 if any(_related(mention.kin, k) for k in question.kin) else 2
     def is_asked(words: frozenset[str]) -> bool:
         return bool(words) and any(n and n <= words for n in question.names)
@@ -210,8 +216,9 @@ def ranks(results: Sequence[Mapping[str, Any]], question: Asked, speakers: Mappi
           known: Sequence[frozenset[str]] = ()) -> list[int]:
     """Each result's :func:`rank`: its statement's :func:`first_mention` of ``known`` people, its turn's
     speaker from ``speakers`` (by Bronze event; a first-person text is about them)."""
-    return [rank(question, first_mention(str(r.get("statement") or ""), known), speakers.get(_event(r)))
-            for r in results]
+    texts = [str(r.get("statement") or "") for r in results]
+    return [rank(question, first_mention(text, known), speakers.get(_event(r)), bool(_THIRD.search(text)))
+            for r, text in zip(results, texts, strict=True)]
 
 
 def first_within_event(results: list[dict[str, Any]], question: Asked, ranked: Sequence[int]) -> list[dict[str, Any]]:

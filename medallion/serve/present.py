@@ -97,7 +97,11 @@ PAST_TELLING = NEWS_WINDOW  # a belief dated this much before its telling is a s
 _QUOTED = 40  # the leading characters of a turn that identify it inside another chunk's context
 
 FIRST_PERSON = frozenset(("i", "im", "me", "my", "mine", "myself", "ive", "id", "ill", "we", "our", "us"))
-THIRD_PERSON = frozenset(("he", "she", "him", "her", "his", "hers", "hes", "shes", "they", "them", "their", "theyre"))
+# Titles before a name: "Mr. Olander" is the Piet Olander of another note.
+TITLES = frozenset(("mr", "mrs", "ms", "mx", "miss", "dr", "prof", "sir", "madam", "mme", "herr", "frau"))
+# Words that make a third person a turn's subject or owner ("she moved", "his car"); an object ("had them
+# on repeat", "called him") leaves the speaker the subject.
+THIRD_PERSON = frozenset(("he", "she", "her", "his", "hers", "hes", "shes", "they", "their", "theyre"))
 
 
 
@@ -163,6 +167,12 @@ def _mentions(name: frozenset[str], item: Candidate) -> bool:
     return bool(name) and name <= item.words
 
 
+def part_of(item: Candidate, subject: frozenset[str]) -> bool:
+    """Whether one of the item's names is part of the asked ``subject``'s: "Mr. Orrell" or "Caspian" of
+    "Caspian Orrell" (a note names a person by title and surname, a chat by first name)."""
+    return any(n and n < subject for n in item.names)
+
+
 def same_subject(a: Candidate, b: Candidate) -> bool:
     """Whether two candidates are about one subject: a name of one is among the other's names or words."""
     return any(_mentions(n, b) for n in a.names) or any(_mentions(n, a) for n in b.names)
@@ -213,7 +223,7 @@ def clusters(items: Sequence[Candidate], threshold: float = SIMILAR,
     "my husband is a pharmacist" for "What does Mina's husband do?") is about it whatever names it holds."""
     focus = list(focus) or [1] * len(items)
     eligible = [not item.many and item.when is not None and item.vector is not None
-                and (f == 0 or not subjects or any(_mentions(s, item) for s in subjects))
+                and (f == 0 or not subjects or any(_mentions(s, item) or part_of(item, s) for s in subjects))
                 for item, f in zip(items, focus, strict=True)]
     groups: list[list[int]] = []
     open_groups: list[list[int]] = []
@@ -395,7 +405,7 @@ def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, An
                 said & FIRST_PERSON or (str(actor).startswith("user:") and not said & THIRD_PERSON)):
             named.append(speaker(actor))  # a person's turn is about its speaker, whatever else it names
         named += [i for n in named if (i := entities.identifier(n)) is not None]  # "Ticket 3301" is "3301" too
-        name_sets = tuple(frozenset(tokens(n)) for n in dict.fromkeys(named) if tokens(n))
+        name_sets = tuple(frozenset(tokens(n) - TITLES) for n in dict.fromkeys(named) if tokens(n) - TITLES)
         cards = [c for c in (cards or []) if c]
         array = vector_of(vector)
         event = _event(item)

@@ -8,6 +8,7 @@ about someone's husband buying a car must not pass for that person's car.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -77,6 +78,9 @@ def test_first_mention(text: str, mention: Mention | None) -> None:
     ("What does Liesel's brother Konrad do?", "Konrad is a glassblower.", None, 0),
     ("What does Liesel's partner do?", "my husband Emil is a nurse", "liesel", 1),  # a kind of partner
     ("What does Liesel's son do?", "my daughter Pia is a nurse", "liesel", 2),  # another person
+    # the speaker acting on a third person: it may be the relative asked about
+    ("Which club is Liesel's son in?", "we signed him up for the Tannery rowing club", "liesel", 1),
+    ("Which club is Liesel's son in?", "signed him up for rowing at last", "liesel", 1),
     # a question for the relative: the person is its subject, the relative its answer
     ("Who is Liesel's landlord?", "my landlord is Mr. Voss", "liesel", 0),
     ("Who is Liesel's landlord?", "i rent from Voss Properties now", "liesel", 0),
@@ -84,7 +88,8 @@ def test_first_mention(text: str, mention: Mention | None) -> None:
 ])
 def test_rank(question: str, text: str, speaker: str | None, expected: int) -> None:
     found = asked(question, [LIESEL] if "Liesel" in question else [])
-    assert rank(found, first_mention(text, [LIESEL, frozenset({"konrad"})]), speaker) == expected
+    others = bool(re.search(r"\b(?:him|them)\b", text))
+    assert rank(found, first_mention(text, [LIESEL, frozenset({"konrad"})]), speaker, others) == expected
 
 
 def _result(key: str, event: int, text: str, score: float) -> dict[str, object]:

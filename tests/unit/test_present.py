@@ -20,6 +20,7 @@ from medallion.serve.present import (
     clusters,
     linked,
     newest_first,
+    part_of,
     proper_words,
     reorder,
     replaced_first,
@@ -360,6 +361,7 @@ def test_a_turn_in_the_first_person_is_about_its_speaker_whatever_else_it_names(
     ("traded it in, picked up a used Corvane yesterday", "user:priya", True),  # the subject dropped, as chat does
     ("hitting the pool at Tidewell every morning", "user:priya", True),
     ("so proud of her, she trained so hard for it", "user:priya", False),  # about someone else
+    ("had them on repeat all week, best album of the year", "user:priya", True),  # "them" is an object
     ("Customer upgraded to the annual plan", "agent:desk-2", False),  # an agent writes about others
 ])
 def test_a_persons_turn_without_a_subject_is_about_its_speaker(text: str, actor: str, about_speaker: bool) -> None:
@@ -458,3 +460,17 @@ def test_the_newest_turns_clause_saying_what_holds_now_leads_the_turn() -> None:
     assert newest_first([old, ended, passage, replace(now, news=1)]) == [2, 3, 1, 0]
     far = replace(now, to_question=0.40)  # a clause far from the question does not lead for its cue word
     assert newest_first([old, left, passage, far]) == [1, 2, 3, 0]
+
+
+def test_a_title_and_a_surname_name_the_person_another_note_names_in_full() -> None:
+    """'Mr. Olander is now in room 512' is about the Piet Olander of the question and of the older notes."""
+    results = [{"kind": "chunk", "chunk_id": "c", "statement": "Mr. Olander asked for somewhere quieter.",
+                "valid_from": "2026-01-06T09:30:00+00:00", "provenance": {"bronze_event_id": 2}}]
+    rows = {"c": ("c", [1.0, 0.0, 0.0], ["Mr. Olander"], [], "agent:frontdesk", None, False, None)}
+    (chunk,) = present_candidates(rows, results, [1.0, 0.0, 0.0])
+    assert frozenset({"olander"}) in chunk.names
+    assert part_of(chunk, frozenset({"piet", "olander"}))
+    old = _item("old", 1, WORK, names=("piet olander",), text="Guest Piet Olander checked into room 214")
+    later = replace(_item("new", 2, WORK_AGAIN, names=("olander",)), changes=True)
+    asked = [frozenset({"piet", "olander"})]
+    assert newest_first([old, later], subjects=asked) == [1, 0]
