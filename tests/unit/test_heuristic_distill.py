@@ -141,6 +141,14 @@ def test_s1_an_initialism_before_a_lower_case_word_does_not_end_the_sentence() -
     assert [(f.subject, f.predicate, f.value) for f in facts] == [("Burnley F.C.", "head_coach", "Sean Dyche")]
 
 
+def test_s1_a_number_before_a_bracket_is_no_emoticon() -> None:
+    """S1: "(build 298)." read "8)" as an emoticon and stored "… (build 29." as the statement."""
+    facts = DISTILLER.distill(make_event("Checkout fails on production (build 298)."))
+    assert facts and all("298)" in f.statement for f in facts), [f.statement for f in facts]
+    smiling = DISTILLER.distill(make_event("I moved to Tarvik last week 8)"))
+    assert smiling and all("8)" not in f.statement for f in smiling), [f.statement for f in smiling]
+
+
 @pytest.mark.parametrize(("line", "sentences"), [
     ("Biscuit passed away in june 😢 we adopted a lurcher called Juniper",
      ["Biscuit passed away in june 😢", "we adopted a lurcher called Juniper"]),

@@ -176,6 +176,8 @@ NAME = rf"{NAME_TOKEN}(?:\s+(?:{NAME_TOKEN}|\d+[A-Za-z]?)){{0,3}}"
 NAME_RE = re.compile(NAME)
 EMAIL_RE = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
 
-EMOTICON_RE = re.compile(r"(?:\s*(?:[:;=8][-']?[()DPp/\\|*]+|<3|\^_\^|\(y\)|[\U0001F300-\U0001FAFF\u2600-\u27BF]))+")
+# An emoticon stands apart from a word: "298)" and "Q3:D" hold none ("build 298)" lost its "8)").
+EMOTICON_RE = re.compile(r"(?:\s*(?:(?<![\w])[:;=8][-']?[()DPp/\\|*]+|<3|\^_\^|\(y\)"
+                         r"|[\U0001F300-\U0001FAFF\u2600-\u27BF]))+")
 
 TEAM_WORDS = r"team|squad|group|guild|chapter|committee|club|band|crew|department|dept|org|board|council|tribe|pod|unit|circle|choir|league"  # noqa: E501
