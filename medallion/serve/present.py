@@ -296,50 +296,6 @@ def newest_first(items: Sequence[Candidate], threshold: float = SIMILAR,
 
 
 # ------------------------------------------------------------------ over served results
-# What the stage reads of the candidates whose ids the subqueries ``{facts}`` and ``{chunks}`` give:
-# (id, embedding, names, cardinalities, speaker, context, trusted, said at). Search embeds it in its
-# one statement (``serve/retrieve.py``) for every candidate that may reach the window. Each fact is
-# looked up by its key (a lateral probe), however many candidates the planner expects. A cardinality
-# counts only where the slot is curated (a learned slot's "many" is a default, not a meaning), and the
-# catch-all ``states`` is no slot: it tells nothing apart, so it is neither curated nor many-valued here.
-# A slot is trusted when it is curated, or learned and already used by the ledger to close a belief (its
-# silver.predicates row, alias {p}, counts fewer current facts than facts); never the catch-all states.
-TRUSTED_SLOT = ("coalesce(({p}.origin = 'curated' OR {p}.current_count < {p}.fact_count)"
-                " AND f.predicate <> 'states', false)")
-ITEMS_SQL = """
-SELECT f.fact_id, f.embedding, ARRAY[e.canonical_name] || e.aliases,
-       ARRAY[CASE WHEN p.origin = 'curated' AND f.predicate <> 'states' THEN f.cardinality ELSE 'one' END],
-       NULL::text, NULL::text, """ + TRUSTED_SLOT.format(p="p") + """,
-       (SELECT ev.occurred_at FROM gold.event_provenance ev WHERE ev.event_id = f.bronze_event_id OFFSET 0)
-FROM (SELECT DISTINCT id FROM ({facts}) ids (id)) ids
-CROSS JOIN LATERAL (SELECT f.fact_id, f.embedding, f.subject_id, f.cardinality, f.namespace, f.predicate,
-                           f.bronze_event_id FROM silver.facts f WHERE f.fact_id = ids.id) f
-JOIN silver.entities e ON e.entity_id = f.subject_id
-LEFT JOIN silver.predicates p ON p.namespace = f.namespace AND p.predicate = f.predicate
-UNION ALL
-SELECT c.chunk_id, c.embedding, coalesce(x.names, '{}'), coalesce(x.cards, '{}'), p.actor, c.context,
-       coalesce(x.trusted, false), p.occurred_at
-FROM silver.chunks c
-LEFT JOIN LATERAL (SELECT p.actor, p.occurred_at FROM gold.event_provenance p WHERE p.event_id = c.bronze_event_id
-                   OFFSET 0) p ON true
-LEFT JOIN LATERAL (SELECT array_agg(DISTINCT e.canonical_name) AS names,
-                          array_agg(DISTINCT CASE WHEN v.origin = 'curated' AND f.predicate <> 'states'
-                                    THEN f.cardinality ELSE 'one' END) AS cards,
-                          bool_and(""" + TRUSTED_SLOT.format(p="v") + """) AS trusted
-                   FROM silver.facts f JOIN silver.entities e ON e.entity_id = f.subject_id
-                   LEFT JOIN silver.predicates v ON v.namespace = f.namespace AND v.predicate = f.predicate
-                   WHERE f.bronze_event_id = c.bronze_event_id
-                     AND (f.span_start IS NULL OR f.span_end IS NULL
-                          OR (f.span_start < c.char_end AND c.char_start < f.span_end))) x ON true
-WHERE c.chunk_id IN ({chunks})
-"""
-
-
-def items_sql(facts: str, chunks: str) -> str:
-    """:data:`ITEMS_SQL` over the ids the subqueries ``facts`` and ``chunks`` give."""
-    return ITEMS_SQL.replace("{facts}", facts).replace("{chunks}", chunks)
-
-
 def _when(value: Any) -> datetime | None:
     if isinstance(value, datetime):
         return value
