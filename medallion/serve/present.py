@@ -56,7 +56,7 @@ A question for a reason, a manner, a count or what someone has done ("why", "how
 A question about the past ("where did she work before", "in 2019", "used to") keeps the fused
 order, so older turns stay reachable; so does a search ``as_of`` a moment (the ledger of then
 answers). The stage uses the embeddings already stored with facts and chunks (no model call), read by
-search's one statement through :data:`ITEMS_SQL`; the pure part is :func:`newest_first`.
+search's one statement through :data:`retrieve.ITEMS_SQL`; the pure part is :func:`newest_first`.
 """
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ class Candidate:
     changes: bool = False  # its words say something took another's place ("now", "new", "no longer", "quit")
     asserts: bool = True  # its words state a value: not a plan under consideration ("might switch"), not a request
     fact: bool = False  # a belief (else a chunk of raw text)
-    trusted: bool = False  # a belief in a trusted slot (:data:`TRUSTED_SLOT`): the ledger's verdict on it stands
+    trusted: bool = False  # in a trusted slot (:data:`retrieve.TRUSTED_SLOT`): the ledger's verdict on it stands
     speaker: str | None = None  # who said its turn (a chunk's actor), when known
     retracts: bool = False  # it opens by taking back what its speaker said before ("scratch that, …")
     news: int = 1  # 0 it says what holds now, 2 only what ended, 1 neither (:func:`cues.news`)
@@ -308,50 +308,6 @@ def _telling(items: Sequence[Candidate], turn: Sequence[int], i: int) -> int:
 
 
 # ------------------------------------------------------------------ over served results
-# What the stage reads of the candidates whose ids the subqueries ``{facts}`` and ``{chunks}`` give:
-# (id, embedding, names, cardinalities, speaker, context, trusted, said at). Search embeds it in its
-# one statement (``serve/retrieve.py``) for every candidate that may reach the window. Each fact is
-# looked up by its key (a lateral probe), however many candidates the planner expects. A cardinality
-# counts only where the slot is curated (a learned slot's "many" is a default, not a meaning), and the
-# catch-all ``states`` is no slot: it tells nothing apart, so it is neither curated nor many-valued here.
-# A slot is trusted when it is curated, or learned and already used by the ledger to close a belief (its
-# silver.predicates row, alias {p}, counts fewer current facts than facts); never the catch-all states.
-TRUSTED_SLOT = ("coalesce(({p}.origin = 'curated' OR {p}.current_count < {p}.fact_count)"
-                " AND f.predicate <> 'states', false)")
-ITEMS_SQL = """
-SELECT f.fact_id, f.embedding, ARRAY[e.canonical_name] || e.aliases,
-       ARRAY[CASE WHEN p.origin = 'curated' AND f.predicate <> 'states' THEN f.cardinality ELSE 'one' END],
-       NULL::text, NULL::text, """ + TRUSTED_SLOT.format(p="p") + """,
-       (SELECT ev.occurred_at FROM gold.event_provenance ev WHERE ev.event_id = f.bronze_event_id OFFSET 0)
-FROM (SELECT DISTINCT id FROM ({facts}) ids (id)) ids
-CROSS JOIN LATERAL (SELECT f.fact_id, f.embedding, f.subject_id, f.cardinality, f.namespace, f.predicate,
-                           f.bronze_event_id FROM silver.facts f WHERE f.fact_id = ids.id) f
-JOIN silver.entities e ON e.entity_id = f.subject_id
-LEFT JOIN silver.predicates p ON p.namespace = f.namespace AND p.predicate = f.predicate
-UNION ALL
-SELECT c.chunk_id, c.embedding, coalesce(x.names, '{}'), coalesce(x.cards, '{}'), p.actor, c.context,
-       coalesce(x.trusted, false), p.occurred_at
-FROM silver.chunks c
-LEFT JOIN LATERAL (SELECT p.actor, p.occurred_at FROM gold.event_provenance p WHERE p.event_id = c.bronze_event_id
-                   OFFSET 0) p ON true
-LEFT JOIN LATERAL (SELECT array_agg(DISTINCT e.canonical_name) AS names,
-                          array_agg(DISTINCT CASE WHEN v.origin = 'curated' AND f.predicate <> 'states'
-                                    THEN f.cardinality ELSE 'one' END) AS cards,
-                          bool_and(""" + TRUSTED_SLOT.format(p="v") + """) AS trusted
-                   FROM silver.facts f JOIN silver.entities e ON e.entity_id = f.subject_id
-                   LEFT JOIN silver.predicates v ON v.namespace = f.namespace AND v.predicate = f.predicate
-                   WHERE f.bronze_event_id = c.bronze_event_id
-                     AND (f.span_start IS NULL OR f.span_end IS NULL
-                          OR (f.span_start < c.char_end AND c.char_start < f.span_end))) x ON true
-WHERE c.chunk_id IN ({chunks})
-"""
-
-
-def items_sql(facts: str, chunks: str) -> str:
-    """:data:`ITEMS_SQL` over the ids the subqueries ``facts`` and ``chunks`` give."""
-    return ITEMS_SQL.replace("{facts}", facts).replace("{chunks}", chunks)
-
-
 def _when(value: Any) -> datetime | None:
     if isinstance(value, datetime):
         return value
@@ -385,7 +341,7 @@ def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, An
                query: Sequence[float], memo: Memo | None = None) -> list[Candidate]:
     """The results as candidates: their stored embeddings and closeness to the ``query`` vector, the
     names they are about, their time, and the turns their embedding carries as context. ``rows`` are
-    the :data:`ITEMS_SQL` rows by id (a result without one has no vector and no names). ``memo``
+    the :data:`retrieve.ITEMS_SQL` rows by id (a result without one has no vector and no names). ``memo``
     keeps them by id for a second stage over the same results in another order (one search's)."""
     chunk_texts = [(_event(r), str(r.get("statement") or "").strip()[:_QUOTED])
                    for r in results if r.get("kind") == "chunk"]
@@ -448,7 +404,7 @@ def reorder(question: str, query: Sequence[float], results: list[dict[str, Any]]
             events: int = WINDOW_EVENTS, memo: Memo | None = None) -> list[dict[str, Any]]:
     """``results`` (served, best first) with the present winning inside each cluster of the window,
     each moved item taking the score of the place it takes; unchanged for a question not about now.
-    ``items`` are the :data:`ITEMS_SQL` rows of the results, by id; ``memo`` as for :func:`candidates`."""
+    ``items`` are the :data:`retrieve.ITEMS_SQL` rows of the results, by id; ``memo`` as for :func:`candidates`."""
     many = asks_for_many(question)
     if not about_the_present(question) or many:
         return results  # a question about before, or for several values: the fused order stands
@@ -502,7 +458,7 @@ def subject_first(question: str, query: Sequence[float], results: list[dict[str,
                   memo: Memo | None = None) -> list[dict[str, Any]]:
     """``results`` with each event of the window represented by a text about whom the question asks
     (:func:`asked_subject.first_within_event`): "i'm 29" rather than "and my sister Bea is 34" for
-    "How old is Ana?". ``items`` are the :data:`ITEMS_SQL` rows of the results (names and speakers);
+    "How old is Ana?". ``items`` are the :data:`retrieve.ITEMS_SQL` rows of the results (names and speakers);
     without them only the relatives the question asks through are read. ``memo`` keeps the candidates
     and their ranks for the present stage, which reads the same window after this one."""
     size = _window(results, events)

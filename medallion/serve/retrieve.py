@@ -28,7 +28,7 @@ from typing import Any
 import psycopg
 from psycopg.pq import Format
 
-from medallion.serve import graph, present, served
+from medallion.serve import graph, served
 from medallion.silver.embed import vector_arrays
 
 HOP_NODES = 1000  # nodes of the walk's third level read ahead (the first two are read whole)
@@ -40,8 +40,8 @@ APPROX_KEY = ("regexp_replace(regexp_replace(lower({0}), '\\s+', ' ', 'g'), "
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("tag", "text"), ("id", "text"), ("pos", "int8"), ("num", "float8"), ("ev", "int8"),
     ("a", "text"), ("b", "text"), ("c", "text"), ("d", "text"), ("e", "text"),
-    ("arr", "text[]"), ("arr2", "text[]"), ("i1", "int4"), ("i2", "int4"), ("flag", "bool"),
-    ("ts", "timestamptz"), ("emb", "vector"),
+    ("arr", "text[]"), ("arr2", "text[]"), ("i1", "int4"), ("i2", "int4"), ("flag", "bool"), ("retold", "bool"),
+    ("ts", "timestamptz"), ("emb", "vector"), ("actor", "text"), ("context", "text"), ("said_at", "timestamptz"),
     # a served fact: the columns of served.FACT_SELECT after fact_id (floats as text, as a text-mode read gives them)
     ("canonical_name", "text"), ("predicate", "text"), ("value", "jsonb"), ("statement", "text"),
     ("valid_from", "timestamptz"), ("valid_to", "timestamptz"), ("recorded_at", "timestamptz"),
@@ -102,7 +102,65 @@ class Fetched:
     retold: set[str] = field(default_factory=set)  # believed candidate facts whose sentence stated a closed one
     redactions: dict[int, list[str]] = field(default_factory=dict)
     superseding: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # FACT_SELECT rows, by id
-    items: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # present.ITEMS_SQL rows, by id
+    items: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # ITEMS_SQL's rows, by id
+
+
+# What the present stage (serve/present.py) reads of a candidate: (id, embedding, names, cardinalities,
+# speaker, context, trusted, said at). A cardinality counts only where the slot is curated (a learned
+# slot's "many" is a default, not a meaning), and the catch-all ``states`` is no slot: it tells nothing
+# apart, so it is neither curated nor many-valued here. A slot is trusted when it is curated, or learned
+# and already used by the ledger to close a belief (its silver.predicates row, alias {p}, counts fewer
+# current facts than facts); never the catch-all states.
+TRUSTED_SLOT = ("coalesce(({p}.origin = 'curated' OR {p}.current_count < {p}.fact_count)"
+                " AND f.predicate <> 'states', false)")
+
+
+def fact_item(slot: str) -> dict[str, str]:
+    """The present stage's columns of a fact ``f`` whose subject is ``e`` and whose silver.predicates
+    row is ``slot``: its names, its cardinality and whether its slot is trusted."""
+    return {"names": "ARRAY[e.canonical_name] || e.aliases",
+            "cards": f"ARRAY[CASE WHEN {slot}.origin = 'curated' AND f.predicate <> 'states' THEN f.cardinality "
+                     "ELSE 'one' END]",
+            "trusted": TRUSTED_SLOT.format(p=slot)}
+
+
+# A chunk ``c``'s names, cardinalities and trust: those of the facts its event stated where they overlap it.
+CHUNK_FACTS = """LEFT JOIN LATERAL (SELECT array_agg(DISTINCT e.canonical_name) AS names,
+                          array_agg(DISTINCT CASE WHEN v.origin = 'curated' AND f.predicate <> 'states'
+                                    THEN f.cardinality ELSE 'one' END) AS cards,
+                          bool_and(""" + TRUSTED_SLOT.format(p="v") + """) AS trusted
+                   FROM silver.facts f JOIN silver.entities e ON e.entity_id = f.subject_id
+                   LEFT JOIN silver.predicates v ON v.namespace = f.namespace AND v.predicate = f.predicate
+                   WHERE f.bronze_event_id = c.bronze_event_id
+                     AND (f.span_start IS NULL OR f.span_end IS NULL
+                          OR (f.span_start < c.char_end AND c.char_start < f.span_end))) x ON true
+"""
+_ITEM = fact_item("p")
+# The present stage's rows of the candidates whose ids the subqueries ``{facts}`` and ``{chunks}`` give,
+# each fact looked up by its key (a lateral probe), however many candidates the planner expects. Search's
+# statement reads the same columns in its own lookups (:func:`_hydration`, the chunks' ``crow``); this is
+# for the facts a walk found past what the statement read.
+ITEMS_SQL = f"""
+SELECT f.fact_id, f.embedding, {_ITEM['names']}, {_ITEM['cards']}, NULL::text, NULL::text, {_ITEM['trusted']},
+       (SELECT ev.occurred_at FROM gold.event_provenance ev WHERE ev.event_id = f.bronze_event_id OFFSET 0)
+FROM (SELECT DISTINCT id FROM ({{facts}}) ids (id)) ids
+CROSS JOIN LATERAL (SELECT f.fact_id, f.embedding, f.subject_id, f.cardinality, f.namespace, f.predicate,
+                           f.bronze_event_id FROM silver.facts f WHERE f.fact_id = ids.id) f
+JOIN silver.entities e ON e.entity_id = f.subject_id
+LEFT JOIN silver.predicates p ON p.namespace = f.namespace AND p.predicate = f.predicate
+UNION ALL
+SELECT c.chunk_id, c.embedding, coalesce(x.names, '{{}}'), coalesce(x.cards, '{{}}'), p.actor, c.context,
+       coalesce(x.trusted, false), p.occurred_at
+FROM silver.chunks c
+LEFT JOIN LATERAL (SELECT p.actor, p.occurred_at FROM gold.event_provenance p WHERE p.event_id = c.bronze_event_id
+                   OFFSET 0) p ON true
+{CHUNK_FACTS}WHERE c.chunk_id IN ({{chunks}})
+"""
+
+
+def items_sql(facts: str, chunks: str) -> str:
+    """:data:`ITEMS_SQL` over the ids the subqueries ``facts`` and ``chunks`` give."""
+    return ITEMS_SQL.replace("{facts}", facts).replace("{chunks}", chunks)
 
 
 def _branch(tag: str, body: str, **cols: str) -> str:
@@ -198,27 +256,45 @@ def statement(plan: Plan) -> str:
                              "f WHERE f.fact_id = cf.id) f", id="f.fact_id", ev="f.bronze_event_id"))
     # OFFSET 0 keeps the lookup per candidate: flattened, the planner (expecting thousands of candidates)
     # hashes every entity of the namespace to join a hundred facts to their subjects
-    parts.append(_branch("f", f"FROM cf CROSS JOIN LATERAL ({served.FACT_SELECT.format(source=source)} "
-                         "WHERE f.fact_id = cf.id OFFSET 0) x", id="x.fact_id", **_FACT_COLUMNS))
-    if not plan.as_of:
-        # the believed candidates whose sentence also stated a belief the ledger has closed (same event,
-        # overlapping span): their words still name the closed value (serve/fusion.py); few rows, by index
-        parts.append(_branch("o", "FROM cf CROSS JOIN LATERAL (SELECT f.fact_id FROM silver.facts f "
-                             "WHERE f.fact_id = cf.id AND f.valid_to IS NULL AND EXISTS (SELECT 1 FROM silver.facts s "
-                             "WHERE s.bronze_event_id = f.bronze_event_id AND s.valid_to IS NOT NULL "
-                             "AND (s.span_start IS NULL OR s.span_end IS NULL OR f.span_start IS NULL "
-                             "OR f.span_end IS NULL OR (s.span_start < f.span_end AND f.span_start < s.span_end)))"
-                             ") x", id="x.fact_id"))
-    chunk_ids = "SELECT NULL::text WHERE false"
+    parts.append(_branch("f", f"FROM cf CROSS JOIN LATERAL ({_hydration(plan)} WHERE f.fact_id = cf.id OFFSET 0) x",
+                         id="x.fact_id", **_FACT_COLUMNS, **_hydrated(plan)))
     if plan.chunks:
         _chunk_parts(plan, ctes, parts)
-        chunk_ids = "SELECT chunk_id FROM crow"
-    if plan.present:
-        ctes.append("pi AS (" + present.items_sql("SELECT id FROM cf", chunk_ids) + ")")
-        parts.append(_branch("i", "FROM pi x (id, emb, names, cards, actor, context, trusted, said_at)", id="x.id",
-                             emb="x.emb", arr="x.names", arr2="x.cards", a="x.actor", b="x.context",
-                             flag="x.trusted", ts="x.said_at"))
     return "WITH " + ",\n".join(ctes) + "\n" + "\nUNION ALL ".join(parts)
+
+
+# A believed fact whose sentence also stated a belief the ledger has closed (same event, overlapping
+# span): its words still name the closed value (serve/fusion.py); few facts, each by the event index.
+RETOLD = ("f.valid_to IS NULL AND EXISTS (SELECT 1 FROM silver.facts s WHERE s.bronze_event_id = f.bronze_event_id "
+          "AND s.valid_to IS NOT NULL AND (s.span_start IS NULL OR s.span_end IS NULL OR f.span_start IS NULL "
+          "OR f.span_end IS NULL OR (s.span_start < f.span_end AND f.span_start < s.span_end)))")
+
+
+def _hydration(plan: Plan) -> str:
+    """A candidate fact as served (served.FACT_SELECT over the plan's facts, alias f), and, about now,
+    what the later stages read of it in the same lookups: whether it is retold (:data:`RETOLD`) and,
+    when the present stage runs, its :data:`ITEMS_SQL` columns (its event's time from the provenance
+    row that serving reads anyway, its slot from silver.predicates)."""
+    if plan.as_of:  # at a past moment neither stage runs
+        return served.fact_select(plan.source)
+    if not plan.present:
+        return served.fact_select(plan.source, columns=f", {RETOLD} AS retold")
+    item = fact_item("v")
+    return served.fact_select(
+        plan.source, provenance=", p.occurred_at",
+        columns=(f", {RETOLD} AS retold, f.embedding AS emb, {item['names']} AS names, {item['cards']} AS cards, "
+                 f"{item['trusted']} AS trusted, p.occurred_at AS said_at"),
+        joins="LEFT JOIN silver.predicates v ON v.namespace = f.namespace AND v.predicate = f.predicate\n")
+
+
+def _hydrated(plan: Plan) -> dict[str, str]:
+    """The wide row's columns of :func:`_hydration`'s additions."""
+    if plan.as_of:
+        return {}
+    if not plan.present:
+        return {"retold": "x.retold"}
+    return {"retold": "x.retold", "emb": "x.emb", "arr": "x.names", "arr2": "x.cards", "flag": "x.trusted",
+            "said_at": "x.said_at"}
 
 
 def _chunk_parts(plan: Plan, ctes: list[str], parts: list[str]) -> None:
@@ -239,14 +315,22 @@ def _chunk_parts(plan: Plan, ctes: list[str], parts: list[str]) -> None:
                         f"FROM silver.{function}(%(ns)s, %(tsq_all)s, %(tsq_pairs)s, %(tsq)s, %(n)s, %(before)s) t)")
             parts.append(_branch(name, f"FROM {name}", id="id", a="score", pos="pos"))
             names.append(name)
+    # with the present stage's columns (ITEMS_SQL's) when it runs, read in the same lookups
+    item, facts_of = "", ""
+    if plan.present:
+        item = (", c.embedding AS emb, coalesce(x.names, '{}') AS names, coalesce(x.cards, '{}') AS cards, "
+                "p.actor, c.context, coalesce(x.trusted, false) AS trusted, p.occurred_at AS said_at")
+        facts_of = CHUNK_FACTS
     ctes.append("crow AS (SELECT c.chunk_id, c.bronze_event_id, c.char_start, c.char_end, c.text, c.occurred_at, "
-                "c.provenance_root, p.source, p.source_event_id, c.unit FROM silver.chunks c "
-                "LEFT JOIN LATERAL (SELECT p.source, p.source_event_id FROM gold.event_provenance p "
-                "WHERE p.event_id = c.bronze_event_id OFFSET 0) p ON true WHERE c.chunk_id IN ("
-                + " UNION ".join(f"SELECT id FROM {n}" for n in names) + "))")
+                f"c.provenance_root, p.source, p.source_event_id, c.unit{item} FROM silver.chunks c "
+                "LEFT JOIN LATERAL (SELECT p.source, p.source_event_id, p.actor, p.occurred_at "
+                "FROM gold.event_provenance p WHERE p.event_id = c.bronze_event_id OFFSET 0) p ON true "
+                f"{facts_of}WHERE c.chunk_id IN (" + " UNION ".join(f"SELECT id FROM {n}" for n in names) + "))")
+    items = dict(emb="c.emb", arr="c.names", arr2="c.cards", actor="c.actor", context="c.context", flag="c.trusted",
+                 said_at="c.said_at") if plan.present else {}
     parts.append(_branch("c", "FROM crow c", id="c.chunk_id", ev="c.bronze_event_id", i1="c.char_start",
                          i2="c.char_end", a="c.text", ts="c.occurred_at", b="c.provenance_root", c="c.source",
-                         d="c.source_event_id", e="c.unit"))
+                         d="c.source_event_id", e="c.unit", **items))
     events = "SELECT bronze_event_id FROM crow"
     believed, existed = "f.valid_to IS NULL", ""
     if plan.as_of:
@@ -334,18 +418,23 @@ def parse(rows: Iterable[tuple[Any, ...]]) -> Fetched:
             out.event_of[key] = row[i["ev"]]
         elif tag in ("f", "s"):
             (out.facts if tag == "f" else out.superseding)[key] = (key, *row[fact_at:])
+            if tag == "s":
+                continue
+            if row[i["retold"]]:
+                out.retold.add(key)
+            if row[i["arr"]] is not None:  # the present stage's columns, read with the fact
+                out.items[key] = (key, row[i["emb"]], row[i["arr"]], row[i["arr2"]], None, None, row[i["flag"]],
+                                  row[i["said_at"]])
         elif tag == "c":
             out.chunks[key] = (key, row[i["ev"]], row[i["i1"]], row[i["i2"]], row[i["a"]], row[i["ts"]],
                                row[i["b"]], row[i["c"]], row[i["d"]], row[i["e"]])
+            if row[i["arr"]] is not None:
+                out.items[key] = (key, row[i["emb"]], row[i["arr"]], row[i["arr2"]], row[i["actor"]],
+                                  row[i["context"]], row[i["flag"]], row[i["said_at"]])
         elif tag == "v":
             out.standing.append((key, row[i["ev"]], row[i["i1"]], row[i["i2"]], row[i["flag"]], row[i["a"]]))
-        elif tag == "o":
-            out.retold.add(key)
         elif tag == "r":
             out.redactions.setdefault(row[i["ev"]], []).append(row[i["a"]])
-        elif tag == "i":
-            out.items[key] = (key, row[i["emb"]], row[i["arr"]], row[i["arr2"]], row[i["a"]], row[i["b"]],
-                              row[i["flag"]], row[i["ts"]])
     for name, scored in out.lists.items():
         out.lists[name] = [(key, score) for _, key, score in sorted(scored, key=lambda r: r[0])]
     out.asked = {k for name in ("fv", "ft") for k, _ in out.lists.get(name, [])} | {h.fact_id for h in out.hops}

@@ -146,11 +146,14 @@ def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]
     results = narrowest_first(results, request.query)
     items = _items(conn, found, results)
     memo = present.Memo()  # both stages read the same window's items
-    results = present.subject_first(request.query, vector, results, items, memo=memo)
+    # the question's vector as the array present.cosine makes of it (the same float64 values), made once
+    # rather than once per candidate compared with it
+    query = np.asarray(vector, dtype=float)
+    results = present.subject_first(request.query, query, results, items, memo=memo)
     if before:
         results = present.replaced_first(results)
     elif request.as_of is None:  # at a past moment the ledger of then answers; about now, the newest first
-        results = present.reorder(request.query, vector, results, items, memo=memo)
+        results = present.reorder(request.query, query, results, items, memo=memo)
     results = present.requests_last(results)
     return (group_by_event(results) if request.per_event else results)[:request.k]
 
@@ -398,7 +401,7 @@ def _items(conn: psycopg.Connection, found: Candidates, results: list[dict[str, 
     items = found.fetched.items
     unread = [r["fact_id"] for r in results if r.get("kind") == "fact" and r["fact_id"] not in found.fetched.asked]
     if unread:
-        sql = present.items_sql("SELECT unnest(%(facts)s::text[])", "SELECT NULL::text WHERE false")
+        sql = retrieve.items_sql("SELECT unnest(%(facts)s::text[])", "SELECT NULL::text WHERE false")
         items = {**items, **{row[0]: row for row in conn.execute(sql, {"facts": unread}).fetchall()}}
     return items
 

@@ -44,16 +44,31 @@ LEFT JOIN LATERAL (
 # gold.event_provenance is a security-barrier view: joined directly, its key cannot drive an index scan
 # (the join clause may not move below the barrier's own filter), so each fact looks up its event in a
 # lateral subquery that OFFSET 0 keeps whole, where the key is a leakproof restriction the index serves.
-FACT_SELECT = """
+_FACT_SELECT = """
 SELECT f.fact_id, e.canonical_name, f.predicate, f.value, f.statement, f.valid_from, f.valid_to, f.recorded_at,
        f.superseded_at, f.verified_at, f.authority, f.confidence, f.contested, f.superseded_by, f.importance,
        f.bronze_event_id, f.namespace, f.source, p.source_event_id, f.provenance_root
-       , ov.overlays
+       , ov.overlays{columns}
 FROM {source} f
 JOIN silver.entities e ON e.entity_id = f.subject_id
-LEFT JOIN LATERAL (SELECT p.source_event_id FROM gold.event_provenance p WHERE p.event_id = f.bronze_event_id
+LEFT JOIN LATERAL (SELECT p.source_event_id{provenance} FROM gold.event_provenance p \
+WHERE p.event_id = f.bronze_event_id
                    OFFSET 0) p ON true
 """ + OVERLAYS_JOIN
+FACT_SELECT = _FACT_SELECT.replace("{columns}", "").replace("{provenance}", "")
+
+
+def fact_select(source: str, *, columns: str = "", provenance: str = "", joins: str = "") -> str:
+    """:data:`FACT_SELECT` over ``source`` with more: ``columns`` after ``overlays`` (each with its
+    leading comma), ``provenance`` columns of the fact's event (alias ``p`` inside its lookup, the same
+    way: ``", p.occurred_at"``; outside it ``p.<column>``) and ``joins`` after the overlays'.
+
+    Why: search reads what its later stages need of a candidate (its embedding, its subject's names,
+    its slot, when its event happened) in the same lookups that serve it, rather than looking the
+    fact, its subject and its event up again in another part of its statement.
+    """
+    return (_FACT_SELECT.replace("{columns}", columns).replace("{provenance}", provenance)
+            .replace("{source}", source) + joins)
 
 
 def compose(fact: dict[str, Any], applied: list[dict[str, Any]]) -> dict[str, Any]:

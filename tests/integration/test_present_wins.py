@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from medallion.db.connection import connect
-from medallion.serve import present
+from medallion.serve import present, retrieve
 from medallion.serve.tools import Tools, open_tools
 from medallion.settings import Settings
 from medallion.silver.derive import derive
@@ -120,7 +120,7 @@ def test_the_catch_all_states_is_no_slot_to_the_stage(tools: Tools) -> None:
         states = [r[0] for r in conn.execute(
             "SELECT fact_id FROM silver.facts WHERE namespace = %s AND predicate = 'states'", (namespace,))]
         assert states, "the case's first turn is kept in states"
-        rows = conn.execute(present.items_sql("SELECT unnest(%(facts)s::text[])", "SELECT NULL::text WHERE false"),
+        rows = conn.execute(retrieve.items_sql("SELECT unnest(%(facts)s::text[])", "SELECT NULL::text WHERE false"),
                             {"facts": states}).fetchall()
     assert [(row[3], row[6]) for row in rows] == [(["one"], False)] * len(states)
 
@@ -134,7 +134,7 @@ def test_a_learned_slot_the_ledger_closed_a_belief_in_is_trusted(tools: Tools) -
             "SELECT f.fact_id, p.origin, p.fact_count > p.current_count FROM silver.facts f "
             "JOIN silver.predicates p USING (namespace, predicate) WHERE f.namespace = %s", (namespace,)).fetchall()
         assert {origin for _, origin, _ in facts} == {"learned"}
-        rows = conn.execute(present.items_sql("SELECT unnest(%(facts)s::text[])", "SELECT NULL::text WHERE false"),
+        rows = conn.execute(retrieve.items_sql("SELECT unnest(%(facts)s::text[])", "SELECT NULL::text WHERE false"),
                             {"facts": [f[0] for f in facts]}).fetchall()
     closed_in = {fact_id: closed for fact_id, _, closed in facts}
     assert any(closed_in.values())

@@ -122,3 +122,29 @@ def test_the_graph_list_is_the_walks_own(tools: Tools, query: str, read_ahead: i
         walked = graph.search_list(conn, NS, query, source="silver.facts", where=plan.where, params=params,
                                    believed=plan.believed, limit=searching.CANDIDATES)
     assert ours == walked and ours[0], (ours, walked)
+
+
+@pytest.mark.parametrize("query", ["What does Maria drink these days?", "Where does Maria Lopez live now?",
+                                   "Is the weather lovely today?"])
+def test_the_statement_reads_what_the_later_stages_would_read_on_their_own(tools: Tools, query: str) -> None:
+    """The present stage's columns and the retold flag come with each candidate's served row (one
+    lookup per candidate, ``retrieve._hydration`` and the chunks' ``crow``): they are the rows
+    ``retrieve.ITEMS_SQL`` and ``retrieve.RETOLD`` give when asked for the same candidates on their own."""
+    request = searching.SearchRequest(NS, query)
+    vector = searching.query_vector(tools.settings.embedding_model, query)
+    params: dict[str, Any] = {"ns": NS, "q": str(vector), "n": searching.CANDIDATES, **searching.tsqueries(query)}
+    plan = searching.plan(request, params)
+    assert plan.present and plan.chunks
+    with tools.scope([NS]) as conn:
+        fetched = retrieve.fetch(conn, plan, params)
+        alone = {row[0]: row for row in conn.execute(
+            retrieve.items_sql("SELECT unnest(%(facts)s::text[])", "SELECT unnest(%(chunks)s::text[])"),
+            {"facts": list(fetched.facts), "chunks": list(fetched.chunks)}).fetchall()}
+        retold = {row[0] for row in conn.execute(
+            f"SELECT f.fact_id FROM silver.facts f WHERE f.fact_id = ANY(%(ids)s) AND {retrieve.RETOLD}",
+            {"ids": list(fetched.facts)}).fetchall()}
+    assert fetched.facts and fetched.chunks and set(fetched.items) == set(alone)
+    for key, row in fetched.items.items():
+        assert list(row[1]) == list(alone[key][1].to_numpy()), key  # the embedding, value for value
+        assert row[2:] == alone[key][2:], key
+    assert fetched.retold == retold
