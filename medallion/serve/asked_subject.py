@@ -98,7 +98,6 @@ class Mention:
     owner: str | None = None
     name: frozenset[str] = frozenset()  # the tokens of the name (beside the noun, or on its own)
     self: bool = False
-    others: bool = False  # in the first person, it also speaks of a third person ("we moved him to Ashgrove")
 
 
 @dataclass(frozen=True)
@@ -169,7 +168,7 @@ def first_mention(text: str, known: Iterable[frozenset[str]] = ()) -> Mention | 
         found.append((bare.start(), 0, Mention(kin=_noun(bare.group("kin")), owner="my")))
     me = _SELF.search(text)
     if me is not None:
-        found.append((me.start(), 1, Mention(self=True, others=bool(_THIRD.search(text)))))
+        found.append((me.start(), 1, Mention(self=True)))
     words = [(m.start(), m.group(0).casefold().split("'")[0].split("’")[0]) for m in _WORD.finditer(text)]
     present = {w for _, w in words}
     before = ""
@@ -191,7 +190,7 @@ def rank(question: Asked, mention: Mention | None, speaker: str | None, others: 
     (``others``: "we moved him to Ashgrove" may be about the son asked for); for one about a person it
     says nothing (a desk's note "switched GP to Dr. Lind" is about its patient, not the desk)."""
     if mention is None and speaker and question.kin and not question.kin_answers:
-        mention = Mention(self=True, others=others)
+        mention = Mention(self=True)
     if mention is None or not question.known:
         return 1
     speaker_words = _tokens(speaker or "")
@@ -200,7 +199,7 @@ def rank(question: Asked, mention: Mention | None, speaker: str | None, others: 
     if question.kin and not question.kin_answers:
         if mention.kin in question.kin or (mention.name and mention.name <= question.kin_names):
             return 0
-        if mention.self and mention.others:
+        if mention.self and others:
             return 1  # "we moved him to Ashgrove": the speaker acts, the relative may be whom it is about
         return 1 if any(_related(mention.kin, k) for k in question.kin) else 2
     def is_asked(words: frozenset[str]) -> bool:

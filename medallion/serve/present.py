@@ -353,15 +353,16 @@ def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, An
             continue
         _, vector, names, cards, actor, context, trusted, said_at = rows.get(
             key, (key, None, [], [], None, None, False, None))
-        said = tokens(item.get("statement"))
+        statement = str(item.get("statement") or "")
+        said = tokens(statement)
         named = [n for n in (names or []) if n]
         if item.get("kind") == "chunk" and not named:
-            named += proper_words(str(item.get("statement") or ""))  # a note names whom it is about
+            named += proper_words(statement)  # a note names whom it is about
         if item.get("kind") == "chunk" and speaker(actor) and (
                 said & FIRST_PERSON or (str(actor).startswith("user:") and not said & THIRD_PERSON)):
             named.append(speaker(actor))  # a person's turn is about its speaker, whatever else it names
         named += [i for n in named if (i := entities.identifier(n)) is not None]  # "Ticket 3301" is "3301" too
-        name_sets = tuple(frozenset(tokens(n) - TITLES) for n in dict.fromkeys(named) if tokens(n) - TITLES)
+        name_sets = tuple(n for n in (frozenset(tokens(n) - TITLES) for n in dict.fromkeys(named)) if n)
         cards = [c for c in (cards or []) if c]
         array = vector_of(vector)
         event = _event(item)
@@ -372,11 +373,11 @@ def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, An
             names=name_sets, fact=item.get("kind") == "fact", trusted=bool(trusted),
             words=frozenset(set().union(*name_sets) if item.get("kind") == "fact" else said.union(*name_sets)),
             many=bool(cards) and all(c == "many" for c in cards),
-            changes=says_change(str(item.get("statement") or "")),
-            retracts=retracts(str(item.get("statement") or "")),
-            news=news(str(item.get("statement") or "")),
-            text=str(item.get("statement") or "").strip(),
-            asserts=asserts_value(str(item.get("statement") or "")),
+            changes=says_change(statement),
+            retracts=retracts(statement),
+            news=news(statement),
+            text=statement.strip(),
+            asserts=asserts_value(statement),
             speaker=speaker(actor) if str(actor).startswith("user:") else None))
         if memo is not None:
             memo.candidates[str(key)] = out[-1]

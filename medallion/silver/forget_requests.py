@@ -47,8 +47,9 @@ _BARE_KEEP = re.compile(rf"^(?P<verb>{_KEEP})\b\s*(?P<rest>.*)$", re.IGNORECASE 
 _NEGATED_KEEP = re.compile(_NOT_KEEP, re.IGNORECASE)
 # A request told on someone's behalf: "Thiago asked us to delete his home phone", "the customer asked
 # that we not store her mobile", "Svetlana requested that her emergency contact details be erased".
-_WHO = (r"(?P<who>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?"
-        r"|(?:the\s+)?(?:customer|client|patient|user|caller|employee|member|guest|he|she|they))")
+_NAMED = r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?"  # "Thiago", "Ines Varga"
+_ROLES = r"customer|client|patient|user|caller|employee|member|guest"  # "the customer asked …"
+_WHO = rf"(?P<who>{_NAMED}|(?:the\s+)?(?:{_ROLES}|he|she|they))"
 _RELAYED = re.compile(
     rf"^{_WHO}\s+(?:has\s+|had\s+)?(?:asked|asks|requested|requests|wants|wanted|would\s+like)\s+"
     r"(?:(?:us|you|me|them|the\s+team)\s+to\s+(?P<ask>.+)"
@@ -58,12 +59,10 @@ _RELAYED = re.compile(
     r"dropped|discarded)(?P<tail>\b.*))$", re.DOTALL)
 # A request a note passes on by its lead: "Per Anselm's request, delete his passport number", "At the
 # customer's request: remove her date of birth", "On behalf of Ines, forget her old address".
+_ASKER = rf"{_NAMED}|(?:the\s+)?(?:{_ROLES})"
 _ON_BEHALF = re.compile(
-    r"^(?:(?i:per|at|by)\s+(?P<who>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?|(?:the\s+)?(?:customer|client|patient|user|caller|"
-    r"employee|member|guest))(?:'s|’s)\s+(?:own\s+)?request|(?i:on\s+behalf\s+of)\s+(?P<whom>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?"
-    r"|(?:the\s+)?(?:customer|client|patient|user|caller|employee|member|guest))|(?i:as)\s+(?P<asker>[A-Z][\w-]*"
-    r"(?:\s+[A-Z][\w-]*)?|(?:the\s+)?(?:customer|client|patient|user|caller|employee|member|guest))\s+"
-    r"(?:asked|requested))\s*[,:;-]\s*(?P<ask>.+)$", re.DOTALL)
+    rf"^(?:(?i:per|at|by)\s+(?P<who>{_ASKER})(?:'s|’s)\s+(?:own\s+)?request|(?i:on\s+behalf\s+of)\s+(?P<whom>{_ASKER})"
+    rf"|(?i:as)\s+(?P<asker>{_ASKER})\s+(?:asked|requested))\s*[,:;-]\s*(?P<ask>.+)$", re.DOTALL)
 _THEIRS = re.compile(r"\b(?:his|her|their)\b", re.IGNORECASE)  # in a relayed request: the asker's own
 _PRONOUN = re.compile(r"^(?:him|her|them|it|this|that|these|those|everyone|anyone)$", re.IGNORECASE)
 _STRONG_DELETE = re.compile(r"^(?:delete|erase|wipe|purge|scrub)$", re.IGNORECASE)
@@ -210,12 +209,7 @@ def _on_behalf(match: re.Match[str], sentence: str) -> ForgetRequest | None:
     asker's own data when the object is theirs, as for :func:`_relayed`."""
     who = match.group("who") or match.group("whom") or match.group("asker")
     named = who if who[:1].isupper() else None
-    inner = _request(_THEIRS.sub("my", match.group("ask"), count=1), sentence)
-    if inner is None:
-        return None
-    if inner.about_whom is not None and (named is None or inner.about_whom != named):
-        return inner
-    return ForgetRequest(inner.mode, inner.target, True, named, sentence, relayed=True)
+    return _passed_on(_request(_THEIRS.sub("my", match.group("ask"), count=1), sentence), named, sentence)
 
 
 def _relayed(match: re.Match[str], sentence: str) -> ForgetRequest | None:
@@ -231,6 +225,12 @@ def _relayed(match: re.Match[str], sentence: str) -> ForgetRequest | None:
     else:
         obj = match.group("obj")
         inner = _request("delete " + _THEIRS.sub("my", obj, count=1), sentence) if obj else None
+    return _passed_on(inner, named, sentence)
+
+
+def _passed_on(inner: ForgetRequest | None, named: str | None, sentence: str) -> ForgetRequest | None:
+    """The request ``inner`` read from what someone passed on for ``named`` (None: the person the text
+    is about): theirs, unless its object names another person."""
     if inner is None:
         return None
     if inner.about_whom is not None and (named is None or inner.about_whom != named):
