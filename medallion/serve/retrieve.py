@@ -28,9 +28,13 @@ from typing import Any
 import psycopg
 from psycopg.pq import Format
 
-from medallion.serve import graph, served
+from medallion.serve import fusion, graph, served
 from medallion.silver.embed import vector_arrays
 
+# Facts served in full beyond the most search serves (``%(served)s`` counts them): the statement ranks
+# events by reciprocal rank as fusion does, but without the walk's list, whose weight only Python
+# knows; a fact the prediction misses is read after fusion (:func:`hydrate`).
+HOT_MARGIN = 5
 HOP_NODES = 1000  # nodes of the walk's third level read ahead (the first two are read whole)
 # Python's entity key (NFKC, case-folded, single spaces, no edge punctuation) as far as SQL computes it
 # in any encoding: exact for plain ASCII; where it differs, the caller looks the value up itself.
@@ -94,7 +98,7 @@ class Fetched:
     nodes: set[str] = field(default_factory=set)  # nodes whose hops were all read
     hops: list[HopRow] = field(default_factory=list)
     parts: list[tuple[int, str, str, str]] = field(default_factory=list)  # (pos, node, part entity, part text)
-    asked: set[str] = field(default_factory=set)  # fact ids the statement loaded (visible or not)
+    asked: set[str] = field(default_factory=set)  # fact ids looked up in full (visible or not)
     event_of: dict[str, Any] = field(default_factory=dict)
     facts: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # FACT_SELECT rows, by id
     chunks: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # search's chunk rows, by id
@@ -103,6 +107,8 @@ class Fetched:
     redactions: dict[int, list[str]] = field(default_factory=dict)
     superseding: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # FACT_SELECT rows, by id
     items: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # ITEMS_SQL's rows, by id
+    predicate_of: dict[str, str] = field(default_factory=dict)  # every fact candidate's predicate (about now)
+    cold: set[str] = field(default_factory=set)  # fact candidates not served in full by the statement
 
 
 # What the present stage (serve/present.py) reads of a candidate: (id, embedding, names, cardinalities,
@@ -184,7 +190,8 @@ def _hops(level: int, plan: Plan) -> str:
         "CROSS JOIN LATERAL ("
         f"SELECT f.fact_id, f.predicate, CASE WHEN g.object_id IS NOT NULL AND {followable} THEN g.object_id END "
         f"AS target, CASE WHEN g.object_id IS NULL AND {followable} THEN f.value_text END AS text, "
-        f"1 - (f.embedding <=> %(q)s::vector) AS near, ({plan.believed}) AS believed, f.authority, f.valid_from "
+        f"1 - (f.embedding <=> %(q)s::vector) AS near, ({plan.believed}) AS believed, f.authority, f.valid_from, "
+        "f.bronze_event_id AS ev "
         f"FROM {plan.source} f LEFT JOIN silver.edges g ON g.fact_id = f.fact_id "
         f"WHERE {plan.where} AND f.subject_id = n.node "
         f"ORDER BY {first}f.authority, f.valid_from DESC, f.fact_id LIMIT %(hop_rows)s) x), "
@@ -208,9 +215,9 @@ def statement(plan: Plan) -> str:
     if plan.as_of:
         ctes.append("src AS MATERIALIZED (SELECT * FROM silver.facts_as_of(%(ns)s, %(when)s, %(when)s))")
     source, where = plan.source, plan.where
-    ctes.append("fv AS (SELECT x.id, x.dist, row_number() OVER () AS pos FROM (SELECT f.fact_id AS id, "
-                f"f.embedding <=> %(q)s::vector AS dist FROM {source} f WHERE {where} "
-                "ORDER BY f.embedding <=> %(q)s::vector LIMIT %(n)s) x)")
+    ctes.append("fv AS (SELECT x.id, x.dist, x.ev, x.pred, row_number() OVER () AS pos FROM (SELECT f.fact_id AS id, "
+                f"f.embedding <=> %(q)s::vector AS dist, f.bronze_event_id AS ev, f.predicate AS pred FROM {source} f "
+                f"WHERE {where} ORDER BY f.embedding <=> %(q)s::vector LIMIT %(n)s) x)")
     parts = [_branch("fv", "FROM fv", id="id", num="dist", pos="pos")]
     facts = ["SELECT id FROM fv"]
     if plan.text:
@@ -250,17 +257,59 @@ def statement(plan: Plan) -> str:
                              id="p.part", a="p.node", b="p.text", pos="row_number() OVER (ORDER BY p.part)"))
         facts.append("SELECT fact_id FROM hall")
     ctes.append("cf AS (" + " UNION ".join(facts) + ")")
-    # each candidate by its key (a lateral lookup: an index probe per id whatever the planner expects of cf)
-    if plan.as_of:  # the events of the ledger's rows (about now, the served rows below are those rows)
-        parts.append(_branch("ev", "FROM cf CROSS JOIN LATERAL (SELECT f.fact_id, f.bronze_event_id FROM silver.facts "
-                             "f WHERE f.fact_id = cf.id) f", id="f.fact_id", ev="f.bronze_event_id"))
+    chunk_lists = _chunk_parts(plan, ctes, parts) if plan.chunks else []
+    # each candidate by its key (a lateral lookup: an index probe per id whatever the planner expects of cf);
     # OFFSET 0 keeps the lookup per candidate: flattened, the planner (expecting thousands of candidates)
     # hashes every entity of the namespace to join a hundred facts to their subjects
-    parts.append(_branch("f", f"FROM cf CROSS JOIN LATERAL ({_hydration(plan)} WHERE f.fact_id = cf.id OFFSET 0) x",
-                         id="x.fact_id", **_FACT_COLUMNS, **_hydrated(plan)))
-    if plan.chunks:
-        _chunk_parts(plan, ctes, parts)
+    hydrate = f"CROSS JOIN LATERAL ({_hydration(plan)} WHERE f.fact_id = c.id OFFSET 0) x"
+    if plan.as_of:  # the events of the ledger's rows; at a past moment every candidate is served
+        parts.append(_branch("ev", "FROM cf CROSS JOIN LATERAL (SELECT f.fact_id, f.bronze_event_id FROM silver.facts "
+                             "f WHERE f.fact_id = cf.id) f", id="f.fact_id", ev="f.bronze_event_id"))
+        parts.append(_branch("f", f"FROM cf c {hydrate}", id="x.fact_id", **_FACT_COLUMNS, **_hydrated(plan)))
+    else:
+        ctes.extend(_known(plan, chunk_lists))
+        parts.append(_branch("e", "FROM ce", id="id", ev="ev", b="pred", flag="ev IN (SELECT ev FROM hot)"))
+        parts.append(_branch("f", f"FROM ce c {hydrate} WHERE c.ev IN (SELECT ev FROM hot)", id="x.fact_id",
+                             **_FACT_COLUMNS, **_hydrated(plan)))
     return "WITH " + ",\n".join(ctes) + "\n" + "\nUNION ALL ".join(parts)
+
+
+def _known(plan: Plan, chunk_lists: list[str]) -> list[str]:
+    """Three CTEs: ``ce``, every fact candidate with its event and predicate (what fusion reads of a
+    fact: the vector list's and the walk's rows carry them, a full-text candidate is looked up);
+    ``votes``, each event's reciprocal-rank score over the lists as :func:`serve.fusion.fuse` reads
+    them (facts and chunks merged per view, one vote per event and list, the walk's list aside); and
+    ``hot``, the events whose facts are served in full: the walk's, and the best-voted others until
+    they hold ``%(served)s`` facts (search serves at most that many, :data:`HOT_MARGIN` included)."""
+    known = ["SELECT id, ev, pred FROM fv"]
+    if plan.graph:
+        known.append("SELECT fact_id, ev, predicate FROM hall")
+    if plan.text:
+        known.append("SELECT f.fact_id, f.bronze_event_id, f.predicate FROM ft CROSS JOIN LATERAL (SELECT f.fact_id, "
+                     "f.bronze_event_id, f.predicate FROM silver.facts f WHERE f.fact_id = ft.id OFFSET 0) f "
+                     "WHERE ft.id NOT IN (SELECT id FROM fv)")
+    chunk = "JOIN crow c ON c.chunk_id = {0}.id"
+    views = {"vec": ["SELECT fv.ev, fv.dist, 0, fv.pos FROM fv"]}
+    if "cv" in chunk_lists:
+        views["vec"].append(f"SELECT c.bronze_event_id, cv.dist, 1, cv.pos FROM cv {chunk.format('cv')}")
+        views["pv"] = [f"SELECT c.bronze_event_id, 0::float8, 0, pv.pos FROM pv {chunk.format('pv')}"]
+    if plan.text:
+        views["txt"] = ["SELECT ce.ev, -ft.score::float8, 0, ft.pos FROM ft JOIN ce ON ce.id = ft.id"]
+    if "ct" in chunk_lists:
+        views["txt"].append(f"SELECT c.bronze_event_id, -ct.score::float8, 1, ct.pos FROM ct {chunk.format('ct')}")
+        views["pt"] = [f"SELECT c.bronze_event_id, -pt.score::float8, 0, pt.pos FROM pt {chunk.format('pt')}"]
+    ranked = [f"SELECT ev, row_number() OVER (ORDER BY first) AS er FROM (SELECT ev, min(r) AS first FROM (SELECT ev, "
+              f"row_number() OVER (ORDER BY key, n, pos) AS r FROM ({' UNION ALL '.join(rows)}) u (ev, key, n, pos)) x "
+              "WHERE r <= %(n)s GROUP BY ev) l" for rows in views.values()]
+    walked = "SELECT ev FROM hall" if plan.graph else "SELECT NULL::int8 WHERE false"
+    return [
+        "ce AS (" + " UNION ".join(known) + ")",
+        f"votes AS (SELECT ev, sum(1.0 / ({fusion.RRF_K} + er)) AS score FROM ({' UNION ALL '.join(ranked)}) v "
+        "GROUP BY ev)",
+        f"hot AS ({walked} UNION SELECT x.ev FROM (SELECT v.ev, sum(k.facts) OVER (ORDER BY v.score DESC, v.ev "
+        "ROWS UNBOUNDED PRECEDING) - k.facts AS before FROM votes v JOIN (SELECT ev, count(*) AS facts FROM ce "
+        f"GROUP BY ev) k ON k.ev = v.ev WHERE v.ev NOT IN ({walked})) x WHERE x.before < %(served)s)",
+    ]
 
 
 # A believed fact whose sentence also stated a belief the ledger has closed (same event, overlapping
@@ -297,8 +346,9 @@ def _hydrated(plan: Plan) -> dict[str, str]:
             "said_at": "x.said_at"}
 
 
-def _chunk_parts(plan: Plan, ctes: list[str], parts: list[str]) -> None:
-    """The chunk lists, the candidate chunks' rows, their standing, redactions and superseding facts."""
+def _chunk_parts(plan: Plan, ctes: list[str], parts: list[str]) -> list[str]:
+    """The chunk lists, the candidate chunks' rows, their standing, redactions and superseding facts;
+    returns the chunk lists' names."""
     cfilter = "c.namespace = %(ns)s AND c.embedding IS NOT NULL"
     if plan.as_of:
         cfilter += " AND c.occurred_at <= %(when)s"
@@ -348,6 +398,7 @@ def _chunk_parts(plan: Plan, ctes: list[str], parts: list[str]) -> None:
         parts.append(_branch("s", "FROM (SELECT DISTINCT superseded_by AS id FROM vf WHERE NOT believed) s "
                              f"CROSS JOIN LATERAL ({served.FACT_SELECT.format(source='silver.facts')} "
                              "WHERE f.fact_id = s.id) x", id="x.fact_id", **_FACT_COLUMNS))
+    return names
 
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s|%%|%")
@@ -362,6 +413,12 @@ def positional(plan: Plan) -> tuple[str, tuple[str, ...]]:
     only for statements up to 4 KB, so every search built the text again and psycopg split it again
     (about 0.4 ms together); a raw cursor takes the numbered form as it is.
     """
+    return numbered(statement(plan))
+
+
+@functools.lru_cache(maxsize=64)
+def numbered(sql: str) -> tuple[str, tuple[str, ...]]:
+    """``sql`` with its ``%(name)s`` parameters numbered, and the name each number stands for."""
     names: list[str] = []
 
     def number(match: re.Match[str]) -> str:
@@ -373,7 +430,7 @@ def positional(plan: Plan) -> tuple[str, tuple[str, ...]]:
             names.append(match[1])
         return f"${names.index(match[1]) + 1}"
 
-    return _PLACEHOLDER.sub(number, statement(plan)), tuple(names)
+    return _PLACEHOLDER.sub(number, sql), tuple(names)
 
 
 def fetch(conn: psycopg.Connection, plan: Plan, params: dict[str, Any]) -> Fetched:
@@ -384,15 +441,36 @@ def fetch(conn: psycopg.Connection, plan: Plan, params: dict[str, Any]) -> Fetch
     statement is long: planning it costs more than several of its lists); numbered parameters
     (:func:`positional`), so that the text is neither rebuilt nor parsed again on each call.
     """
-    sql, names = positional(plan)
-    cur = psycopg.RawCursor(conn)
-    cur.format = Format.BINARY
-    with vector_arrays(cur) as cur:
-        rows = cur.execute(sql, [params[name] for name in names], prepare=True).fetchall()
-    fetched = parse(rows)
+    fetched = parse(_rows(conn, *positional(plan), params))
     if not plan.as_of:
         _events_of_served(fetched)
     return fetched
+
+
+def hydrate(conn: psycopg.Connection, plan: Plan, fetched: Fetched, ids: Iterable[str]) -> None:
+    """Look ``ids`` up in full as the statement does (served row, retold flag, the present stage's
+    columns) and add them to ``fetched``: the candidates it left cold (``hot`` in :func:`_known`) or that a walk
+    found past its read-ahead, once fusion has put them among the served. About now only."""
+    wanted = [key for key in dict.fromkeys(ids) if key not in fetched.asked]
+    if not wanted:
+        return
+    sql = _branch("f", f"FROM unnest(%(ids)s::text[]) c (id) CROSS JOIN LATERAL ({_hydration(plan)} "
+                  "WHERE f.fact_id = c.id OFFSET 0) x", id="x.fact_id", **_FACT_COLUMNS, **_hydrated(plan))
+    more = parse(_rows(conn, *numbered(sql), {"ids": wanted}))
+    _events_of_served(more)
+    fetched.facts.update(more.facts)
+    fetched.items.update(more.items)
+    fetched.retold |= more.retold
+    fetched.event_of.update(more.event_of)
+    fetched.asked.update(wanted)
+    fetched.cold.difference_update(wanted)
+
+
+def _rows(conn: psycopg.Connection, sql: str, names: tuple[str, ...], params: dict[str, Any]) -> list[tuple[Any, ...]]:
+    cur = psycopg.RawCursor(conn)
+    cur.format = Format.BINARY
+    with vector_arrays(cur) as cur:
+        return cur.execute(sql, [params[name] for name in names], prepare=True).fetchall()
 
 
 def parse(rows: Iterable[tuple[Any, ...]]) -> Fetched:
@@ -416,6 +494,11 @@ def parse(rows: Iterable[tuple[Any, ...]]) -> Fetched:
             out.parts.append((row[i["pos"]], row[i["a"]], key, row[i["b"]]))
         elif tag == "ev":
             out.event_of[key] = row[i["ev"]]
+        elif tag == "e":
+            out.event_of[key] = row[i["ev"]]
+            out.predicate_of[key] = row[i["b"]]
+            if not row[i["flag"]]:
+                out.cold.add(key)
         elif tag in ("f", "s"):
             (out.facts if tag == "f" else out.superseding)[key] = (key, *row[fact_at:])
             if tag == "s":
@@ -437,7 +520,8 @@ def parse(rows: Iterable[tuple[Any, ...]]) -> Fetched:
             out.redactions.setdefault(row[i["ev"]], []).append(row[i["a"]])
     for name, scored in out.lists.items():
         out.lists[name] = [(key, score) for _, key, score in sorted(scored, key=lambda r: r[0])]
-    out.asked = {k for name in ("fv", "ft") for k, _ in out.lists.get(name, [])} | {h.fact_id for h in out.hops}
+    listed = {k for name in ("fv", "ft") for k, _ in out.lists.get(name, [])} | {h.fact_id for h in out.hops}
+    out.asked = listed - out.cold
     return out
 
 

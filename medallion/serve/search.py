@@ -218,6 +218,7 @@ def plan(request: SearchRequest, params: dict[str, Any]) -> retrieve.Plan:
     filtered = request.narrowed or when is not None
     keys = graph.mention_keys(request.query)
     params.update(when=when, before=when, fts_n=CANDIDATES * 4 if filtered else CANDIDATES,
+                  served=served_count(request.k) + retrieve.HOT_MARGIN,
                   current_only=when is None and not request.include_superseded, keys=list(keys),
                   aliases=[k for k in keys if len(k) > 2], hop_rows=graph.HOP_ROWS, hop_nodes=retrieve.HOP_NODES)
     chunks = request.include_chunks and not request.narrowed
@@ -263,7 +264,8 @@ def candidates(conn: psycopg.Connection, request: SearchRequest, vector: list[fl
     chunk_ids = list(dict.fromkeys(i for name in ("vector", "text", "passage_vector", "passage_text")
                                    for i in lists.get(name, []) if i not in is_fact))
     found.chunk_rows = {cid: fetched.chunks[cid] for cid in chunk_ids if cid in fetched.chunks}
-    unread = [fid for fid in found.fact_ids if fid not in fetched.asked]  # found by a walk past the read-ahead
+    # found by a walk past the read-ahead (a cold candidate's event came with it)
+    unread = [fid for fid in found.fact_ids if fid not in fetched.asked and fid not in fetched.event_of]
     found.event_of = {fid: fetched.event_of[fid] for fid in found.fact_ids if fid in fetched.event_of}
     if unread:
         found.event_of.update(conn.execute(
@@ -307,8 +309,8 @@ def fuse(found: Candidates, query: str) -> dict[str, float]:
     question asks who."""
     cut = {row[1] for row in found.chunk_rows.values() if row[9] == "clause"}
     whole = {cid for cid, row in found.chunk_rows.items() if row[9] == "passage" and row[1] in cut}
-    links = set() if asks_who(query) else {fid for fid, row in found.fetched.facts.items()
-                                           if row[2] in LINK_PREDICATES}
+    predicate_of = {**{fid: row[2] for fid, row in found.fetched.facts.items()}, **found.fetched.predicate_of}
+    links = set() if asks_who(query) else {fid for fid, p in predicate_of.items() if p in LINK_PREDICATES}
     return fusion.fuse(found.lists, found.event_of, weights={"graph": found.graph_weight},
                        votes_only=dict.fromkeys(PASSAGE_LISTS, whole), leading="graph", trailing=links)
 
@@ -332,9 +334,12 @@ def serve(conn: psycopg.Connection, request: SearchRequest, found: Candidates, s
     k = request.k
     fetched = found.fetched
     # only the best candidates are served (room for those a redaction removes)
-    best = sorted(found.fact_ids, key=lambda fid: (-scores[fid], fid))[:max(3 * k, 30)]
-    facts = [served.composed_row(fetched.facts[fid]) for fid in best if fid in fetched.facts]
+    best = sorted(found.fact_ids, key=lambda fid: (-scores[fid], fid))[:served_count(k)]
     unread = [fid for fid in best if fid not in fetched.asked]
+    if unread and found.plan is not None and not found.plan.as_of:  # cold, or past the walk's read-ahead
+        retrieve.hydrate(conn, found.plan, fetched, unread)
+        unread = []
+    facts = [served.composed_row(fetched.facts[fid]) for fid in best if fid in fetched.facts]
     if unread:
         facts += served.served_facts(conn, "f.fact_id = ANY(%(ids)s)", {**found.params, "ids": unread},
                                      source=found.source, keep_redactions=True)
@@ -373,6 +378,11 @@ def serve(conn: psycopg.Connection, request: SearchRequest, found: Candidates, s
                            "source_event_id": seid, "provenance_root": root},
         })
     return results
+
+
+def served_count(k: int) -> int:
+    """How many of the best fact candidates are served: room for those a redaction removes."""
+    return max(3 * k, 30)
 
 
 def event_boosts(facts: list[dict[str, Any]], event_of: dict[str, Any]) -> dict[Any, float]:

@@ -83,3 +83,26 @@ def test_embedded_server_admits_only_its_own_os_user(tmp_path: Path) -> None:
         assert settings.pgdata.stat().st_mode & 0o077 == 0
     finally:
         embedded.stop(settings)
+
+
+def test_the_embedded_server_gets_the_buffers_search_needs_and_keeps_a_users_own(tmp_path: Path) -> None:
+    """A fresh embedded server runs with a quarter of the machine's memory as shared buffers (up to
+    1 GB, at least PostgreSQL's 128 MB), set once; a value the user set later survives a restart."""
+    import psycopg
+
+    from medallion.db import embedded
+
+    settings = Settings(home=tmp_path / "home", database_url=None, inbox=tmp_path / "inbox")
+    url = embedded.start(settings)
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            pages = int(conn.execute("SELECT setting FROM pg_settings WHERE name = 'shared_buffers'").fetchone()[0])
+            assert pages * 8 // 1024 == embedded.shared_buffers_mb()
+            assert conn.execute("SHOW listen_addresses").fetchone()[0] == ""  # the restart kept the socket only
+            conn.execute("ALTER SYSTEM SET shared_buffers = '160MB'")
+        embedded.stop(settings)
+        url = embedded.start(settings, explicit=True)
+        with psycopg.connect(url) as conn:
+            assert conn.execute("SHOW shared_buffers").fetchone()[0] == "160MB"
+    finally:
+        embedded.stop(settings)
