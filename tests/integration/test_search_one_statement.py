@@ -148,3 +148,26 @@ def test_the_statement_reads_what_the_later_stages_would_read_on_their_own(tools
         assert list(row[1]) == list(alone[key][1].to_numpy()), key  # the embedding, value for value
         assert row[2:] == alone[key][2:], key
     assert fetched.retold == retold
+
+
+def _served(results: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """What a search served, each item's score to four places (a fact's freshness moves between calls)."""
+    return [(r.get("fact_id") or r.get("chunk_id"), r["statement"], r["current"], round(r["score"], 4),
+             [s.get("fact_id") or s.get("chunk_id") for s in r.get("same_event", [])]) for r in results]
+
+
+@pytest.mark.parametrize("query", ["Where does Maria Lopez live?", "What does Maria drink these days?",
+                                   "lovely weather", "Who works at Acme Corp?"])
+def test_a_candidate_the_statement_left_cold_is_read_once_fusion_serves_it(
+        tools: Tools, query: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The statement serves in full only the facts of the events fusion can serve (``hot`` in
+    ``retrieve._known``); a fact fusion serves beyond them is read in one more statement with the same
+    columns, so the results are those of a search that read every candidate in full. Here no event but
+    the walk's is hot: every other fact served is read after fusion."""
+    request = searching.SearchRequest(NS, query)
+    expected, sent = counted(tools, request)
+    assert expected and len(sent) == 1, sent
+    monkeypatch.setattr(retrieve, "HOT_MARGIN", -10_000)
+    results, sent = counted(tools, request)
+    assert len(sent) == 2 and "unnest" in sent[1], sent
+    assert _served(results) == _served(expected)
