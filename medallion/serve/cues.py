@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from medallion.distill.language.coordination import names_value
 from medallion.silver import forget_requests
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
@@ -80,7 +81,8 @@ def asks_for_many(question: str) -> bool | None:
 
 # Words that say a value took another's place or ended. Query time reads more of them than the ledger
 # (silver/slot_meaning.states_change), since here they only loosen how alike two turns must be.
-_CHANGE_WORDS = re.compile(r"\b(?:now|new|no\s+longer|any\s*more|instead|switched|quit|passed\s+away|left|started|"
+_CHANGE_WORDS = re.compile(r"\b(?:now|new|no\s+longer|any\s*more|instead|switched|quit|passed\s+away|died|sold|"
+                           r"broke\s+up|gave\s+up|left|started|"
                            r"moved|changed|finally|officially|reassigned|relocated|renamed|replaced|retired|"
                            r"upgraded|downgraded|escalated|bumped|promoted|demoted|transferred|swapped|"
                            r"scratch\s+that|actually|change\s+of\s+plans?)\b", re.I)
@@ -104,12 +106,15 @@ _NOW_WORDS = re.compile(r"\b(?:now|new|switched|started|moved|changed|reassigned
 def news(text: str) -> int:
     """What a text of a turn that changed something says: 0 what holds now ("I'm doing Italian on an app
     now", "switched to Korean"), 2 only what ended ("Pickle passed away in march"), 1 neither ("honestly
-    Korean was too much for me"). Of the newest turn's texts, the one saying what holds now answers."""
+    Korean was too much for me"). Of the newest turn's texts, the one saying what holds now answers. A text
+    with an ending word that also names a value (a name after its first word, a number) is not only an
+    ending."""
     if not says_change(text):
         return 1
     if _NOW_WORDS.search(text):
         return 0
-    return 2 if _ENDING_WORDS.search(text) else 1
+    # only what ended: a text that also names a value ("it's 0798 644 2107, the old sim just died") tells more
+    return 2 if _ENDING_WORDS.search(text) and not names_value(text) else 1
 
 
 # Words that say a plan is not yet decided: "might switch", "maybe", "not sure yet", "thinking about".

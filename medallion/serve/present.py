@@ -69,6 +69,7 @@ from typing import Any
 
 import numpy as np
 
+from medallion.distill.language.coordination import names_value
 from medallion.serve import asked_subject
 from medallion.serve.cues import about_the_present, asks_for_many, asserts_value, news, retracts, says_change, tokens
 from medallion.silver import entities, forget_requests
@@ -296,12 +297,20 @@ def _telling(items: Sequence[Candidate], turn: Sequence[int], i: int) -> int:
     (:func:`cues.news`): a clause saying what holds now, about as close to the question as the turn's
     best text (:data:`NEWS_MARGIN`), before one that says neither ("I'm doing Italian on an app now"
     before "honestly Korean was too much for me"), and a clause saying only what ended after both ("Pickle
-    passed away in march", then "we adopted a greyhound called Bramble"). A passage holding another of
-    the turn's texts tells what its clauses tell, so it is not moved by the cue words of one of them."""
+    passed away in march", then "we adopted a greyhound called Bramble"). Beside a text saying only what
+    ended, another part of the turn that says neither and names a value tells the replacement, and leads
+    the turn ("sold the vespa last weekend," / "got a Brisko e-bike instead"; "it's 0798 644 2107," / "the
+    old sim just died on me" ahead of "got a new number"). A passage holding another of the turn's texts
+    tells what its clauses tell, so it is not moved by the cue words of one of them."""
     text = items[i].text
     if any(j != i and items[j].text and items[j].text in text for j in turn):
         return 1
     best = max(items[j].to_question for j in turn)
+    if items[i].news == 1 and names_value(text) and any(
+            items[j].news == 2 and items[j].text not in text and text not in items[j].text for j in turn if j != i):
+        # beside a part of the turn that says only what ended, the other part names what replaced it: it
+        # leads even a text that announces the change without the value ("got a new number")
+        return -1 if items[i].to_question >= best - NEWS_MARGIN else 1
     if items[i].news == 0 and items[i].to_question < best - NEWS_MARGIN:
         return 1
     return items[i].news

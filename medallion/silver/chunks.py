@@ -5,7 +5,8 @@ embedded and indexed with it but never served; see ``context_text``.
 
 A conversation turn or a note is indexed at two granularities (``unit``): its whole *passage* and,
 when it has several, each *sentence* (a very short one joined to the next); a sentence that speaks
-of several subjects ("Whiskers is 3 and Mittens is 7") also as each *clause* about one of them. A question asks either
+of several subjects ("Whiskers is 3 and Mittens is 7") also as each *clause* about one of them, and one that tells a
+replacement as two events ("sold the vespa, got a Brisko e-bike instead") as each event. A question asks either
 about one claim ("When did Ana go to the museum?") or about what a turn says as a whole; search
 fuses both views. Documents and other long contents split at paragraph, then sentence boundaries
 into windows of at most ``MAX_CHARS`` (passages); a window never cuts a sentence unless the sentence
@@ -19,7 +20,7 @@ import re
 
 import psycopg
 
-from medallion.distill.language.coordination import clause_spans, value_spans
+from medallion.distill.language.coordination import clause_spans, replacement_spans, value_spans
 
 MAX_CHARS = 800
 MIN_SENTENCE = 25  # a shorter sentence ("Wow!", "Thanks, Jon.") is joined to the next
@@ -160,10 +161,11 @@ def clauses(content: str, parts: list[tuple[int, int]]) -> list[tuple[int, int]]
 def sentence_parts(sentence: str) -> list[tuple[int, int]]:
     """The clauses of one sentence (``clause_spans``), each cut again where it lists a value per
     holder (``value_spans``: "Henrik handles billing and Malin does onboarding" left whole by the
-    parse); a sentence with no clauses is cut by ``value_spans`` alone; ``[]`` when nothing is cut."""
+    parse); a sentence with no clauses is cut by ``value_spans`` alone, or where it tells a replacement
+    as two events (``replacement_spans``); ``[]`` when nothing is cut."""
     clauses = clause_spans(sentence)
     if not clauses:
-        return value_spans(sentence)
+        return value_spans(sentence) or replacement_spans(sentence)
     return [(start + a, start + b) for start, end in clauses
             for a, b in (value_spans(sentence[start:end]) or [(0, end - start)])]
 

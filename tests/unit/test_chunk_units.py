@@ -106,3 +106,43 @@ def test_a_list_whose_items_hold_commas_is_cut_at_its_semicolons() -> None:
     text = "Dinner orders: Saoirse, lamb tagine; Piotr, leek tart."
     assert [text[a:b] for a, b in value_spans(text)] == ["Dinner orders: Saoirse, lamb tagine; ", "Piotr, leek tart."]
     assert value_spans("I love the new office; honestly.") == []  # a part that names nothing is no item
+
+
+@pytest.mark.parametrize(("text", "parts"), [
+    ("sold the canoe in spring, bought a paddleboard instead",
+     ["sold the canoe in spring, ", "bought a paddleboard instead"]),
+    ("our hamster Biscuit died over the holidays 😢 the kids picked out a budgie called Kiwi",
+     ["our hamster Biscuit died over the holidays 😢 ", "the kids picked out a budgie called Kiwi"]),
+    ("got myself a Lumora standing desk, gave up the old armchair setup",
+     ["got myself a Lumora standing desk, ", "gave up the old armchair setup"]),
+    ("quit the choir and joined the Eastfield climbing club",
+     ["quit the choir ", "and joined the Eastfield climbing club"]),
+])
+def test_a_replacement_told_as_two_events_is_cut_between_them(text: str, parts: list[str]) -> None:
+    """'sold X, bought Y instead': the part that says something ended and the part that tells what
+    replaced it are two clauses, so a question about now finds the second without the ended value."""
+    from medallion.distill.language.coordination import replacement_spans
+
+    assert [text[a:b] for a, b in replacement_spans(text)] == parts
+
+
+@pytest.mark.parametrize("text", [
+    "traded in the old hatchback last month, drive a little electric van now",  # no word says it ended
+    "two weeks sugar-free now, I quit sweets for good in May",  # one thing said twice, no new value
+    "I play left back for the Harbour Seals, training is on mondays",  # "left" is no ending
+    "I left early because the train was late",  # one part, nothing replaced
+    "my brother sold his flat",  # an ending with no joint
+    "we still live in Porto and love it",  # no ending word
+    "quit it",  # too short to cut
+])
+def test_a_sentence_without_a_replacement_is_not_cut(text: str) -> None:
+    from medallion.distill.language.coordination import replacement_spans
+
+    assert replacement_spans(text) == []
+
+
+def test_a_replacement_is_indexed_as_its_two_clauses() -> None:
+    text = "sold the canoe in spring, bought a paddleboard instead"
+    spans = chunks.split(text, by_sentence=True)
+    assert [text[s:e] for s, e in spans] == [text, "sold the canoe in spring, ", "bought a paddleboard instead"]
+    assert chunks.units(spans) == ["passage", "clause", "clause"]

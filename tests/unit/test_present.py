@@ -437,6 +437,9 @@ def test_two_turns_about_the_record_the_question_names_by_number_join_from_furth
     ("we adopted a greyhound called Juniper", 1),
     ("Biscuit passed away in june", 2),
     ("I'm no longer on the board", 2),
+    ("sold the canoe in spring,", 2),  # an ending is a change even with no "now" or "new"
+    ("we broke up in may", 2),
+    ("took the 7:40 bus since the car died on me", 1),  # it names a value too: not only an ending
     ("finally finished the move", 1),  # "finally" stresses; it tells nothing new by itself
     ("I also have a bike now", 1),  # one more, not a change
 ])
@@ -474,3 +477,21 @@ def test_a_title_and_a_surname_name_the_person_another_note_names_in_full() -> N
     later = replace(_item("new", 2, WORK_AGAIN, names=("olander",)), changes=True)
     asked = [frozenset({"piet", "olander"})]
     assert newest_first([old, later], subjects=asked) == [1, 0]
+
+
+def test_beside_a_part_that_says_what_ended_the_part_naming_its_replacement_leads() -> None:
+    """'sold the canoe in spring, bought a Koru paddleboard instead': the clause that says only what ended
+    goes last, and the other clause, which names what replaced it, leads the turn ahead of the passage
+    holding both values and of a text that only announces the change ('What does Ines paddle on now?')."""
+    old = _item("old", 1, WORK, event="e1", to_question=0.6, text="I take my canoe out every weekend")
+    passage = replace(_item("all", 2, WORK_AGAIN, event="e2", to_question=0.58),
+                      text="sold the canoe in spring, bought a Koru paddleboard instead", news=1, changes=True)
+    announced = replace(_item("announced", 2, WORK_AGAIN, event="e2", to_question=0.57),
+                        text="new board this year", news=0, changes=True)
+    ended = replace(_item("ended", 2, WORK_AGAIN, event="e2", to_question=0.56), text="sold the canoe in spring,",
+                    news=2, changes=True)
+    bought = replace(_item("bought", 2, WORK_AGAIN, event="e2", to_question=0.55),
+                     text="bought a Koru paddleboard instead", news=1, changes=True)
+    assert newest_first([old, passage, announced, ended, bought]) == [4, 2, 1, 3, 0]
+    unnamed = replace(bought, text="bought a paddleboard instead")  # names no value: the words' order stands
+    assert newest_first([old, passage, announced, ended, unnamed]) == [2, 1, 4, 3, 0]

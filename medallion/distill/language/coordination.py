@@ -242,6 +242,38 @@ def value_spans(text: str) -> list[tuple[int, int]]:
     return [(start, end) for start, end in named] if len(named) >= 2 else []
 
 
+# Words that say something ended: "passed away", "sold", "quit", "broke up", "no longer" …
+# ("left" is not among them: "I play left back", "turn left")
+ENDED_RE = re.compile(r"\b(?:passed\s+away|died|sold|quit|broke\s+up|gave\s+up|no\s+longer|any\s*more)\b", re.I)
+_INSTEAD_RE = re.compile(r"\binstead\b", re.I)
+# A joint between two parts of a chat sentence: a comma, a semicolon, "and", "so", or an emoji
+_REPLACEMENT_JOINT_RE = re.compile(r"[,;]\s+|\s+(?=(?i:and|so|but)\s)|(?<=[\U0001F300-\U0001FAFF\u2600-\u27BF])\s+")
+
+
+def replacement_spans(text: str) -> list[tuple[int, int]]:
+    """A sentence that tells a replacement as two events, cut between them: "sold the vespa last
+    weekend, got a Brisko e-bike instead", "Pickle passed away in march 😢 we adopted a greyhound called
+    Bramble". The cut is at the first joint where the part before says something ended
+    (:data:`ENDED_RE`) and the part after does not, or the reverse ("got a new bike, sold the old one"),
+    and that other part names its value (a name or a number, :func:`names_value`) or says "instead":
+    "Three months smoke-free now, I quit for good" says one thing twice. Both parts need
+    :data:`MIN_PART_WORDS` words. A question about what holds now then finds the part that says it,
+    without the ended value beside it. ``[]`` when there is no such joint."""
+    if len(text) > MAX_CHARS or not ENDED_RE.search(text):
+        return []
+    for m in _REPLACEMENT_JOINT_RE.finditer(text):
+        if _bracketed(text, m.start()):
+            continue
+        before, after = text[:m.end()], text[m.end():]
+        long_enough = min(_words(text, [0, m.end()]), _words(text, [m.end(), len(text)])) >= MIN_PART_WORDS
+        if not long_enough or bool(ENDED_RE.search(before)) == bool(ENDED_RE.search(after)):
+            continue
+        other = (m.end(), len(text)) if ENDED_RE.search(before) else (0, m.end())
+        if _names_something(text, *other) or _INSTEAD_RE.search(text[other[0]:other[1]]):
+            return [(0, m.end()), (m.end(), len(text))]
+    return []
+
+
 def _semicolon_parts(text: str) -> list[tuple[int, int]]:
     """The parts of a sentence cut at its semicolons, when each has :data:`MIN_PART_WORDS` words and
     names something: a semicolon separates the items of a list whose items hold commas of their own
@@ -264,6 +296,12 @@ def _bracketed(text: str, at: int) -> bool:
 
 def _words(text: str, part: list[int]) -> int:
     return sum(w.casefold() not in _CONNECTIVES for w in _WORD_RE.findall(text[part[0]:part[1]]))
+
+
+def names_value(text: str) -> bool:
+    """Whether a text names a value of its own: a capitalised word after its first, or a word with a digit
+    ("it's 0798 644 2107", "got a Brisko e-bike"), not only what it says of something else."""
+    return _names_something(text, 0, len(text))
 
 
 def _names_something(text: str, start: int, end: int) -> bool:
