@@ -115,15 +115,21 @@ _NOT_NAMES = frozenset((
 ))
 # A capitalised word and the capitalised words or numbers right after it: "Thea Lindgren", "Ticket 4413".
 _CAPITALISED = re.compile(r"\b[A-Z][^\W_]*(?:[ -](?:[A-Z][^\W_]*|\d[\w-]*))*")
+_LABEL_VALUE = re.compile(r":\s*(?:[a-z]|\S*\d)")  # after a field's label: its value, lower case or a number
 
 
 def proper_words(text: str) -> list[str]:
     """The names a text may be about: its runs of capitalised words, with the numbers that follow one
     ("Heads up: Marisol moved the Ticket 4413 sync" → Heads, Marisol, Ticket 4413), without an opening
-    word that names nothing ("The"): what a turn is about when no belief of it says so."""
+    word that names nothing ("The"), nor a field's label ("Status: resolved", "Priority: P2": one word
+    before a colon and a value in lower case or with a digit; "Dana: I'll take it" keeps Dana): what a
+    turn is about when no belief of it says so."""
     out = []
-    for run in _CAPITALISED.findall(text):
+    for match in _CAPITALISED.finditer(text):
+        run = match.group(0)
         words = run.split()
+        if len(words) == 1 and _LABEL_VALUE.match(text, match.end()):
+            continue
         while words and words[0].casefold() in _NOT_NAMES:
             words.pop(0)
         if words and any(c.isalpha() for c in words[0]):

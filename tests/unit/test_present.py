@@ -495,3 +495,12 @@ def test_beside_a_part_that_says_what_ended_the_part_naming_its_replacement_lead
     assert newest_first([old, passage, announced, ended, bought]) == [4, 2, 1, 3, 0]
     unnamed = replace(bought, text="bought a paddleboard instead")  # names no value: the words' order stands
     assert newest_first([old, passage, announced, ended, unnamed]) == [2, 1, 4, 3, 0]
+
+
+def test_a_fields_label_is_no_name_but_a_speakers_label_is() -> None:
+    """'Status: closed' labels a field of the record the note is about; it is no one the note speaks of,
+    and a question that says 'status' does not ask about a person called Status. 'Maren: I'll call the
+    Ostby family' names who speaks."""
+    assert proper_words("Order 5120 update: parts arrived and were fitted. Status: closed.") == ["Order 5120"]
+    assert proper_words("Severity: high, assigned to Jonas") == ["Jonas"]
+    assert proper_words("Maren: I'll call the Ostby family") == ["Maren", "Ostby"]
