@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import psycopg
 
-from medallion.serve import fusion, graph, present, retrieve, search_graph, served
+from medallion.serve import cues, fusion, graph, present, retrieve, search_graph, served
 from medallion.silver import entities
 from medallion.silver import queries as silver_queries
 from medallion.silver.embed import load_model
@@ -177,7 +177,7 @@ def narrowest_first(results: list[dict[str, Any]], query: str) -> list[dict[str,
     and are not asked of the inner one. A text that holds none
     of the question's words keeps its place (its meaning ranked it, not a part). The moved text takes
     the outer one's place and score; the outer one and everything between keep their order."""
-    asked = present.tokens(query) - STOP_WORDS
+    asked = cues.tokens(query) - STOP_WORDS
     out = list(results)
     for place in range(len(out)):
         outer = out[place]
@@ -186,7 +186,7 @@ def narrowest_first(results: list[dict[str, Any]], query: str) -> list[dict[str,
             continue
         event = (outer.get("provenance") or {}).get("bronze_event_id")
         header = _LABEL.match(text)  # "Lunch orders: …", "TCK-8120: …" heads every part alike
-        wanted = (asked & present.tokens(text)) - present.tokens(header[0] if header else "")
+        wanted = (asked & cues.tokens(text)) - cues.tokens(header[0] if header else "")
         if not wanted:
             continue  # the words did not rank it: nothing says which of its parts answers
         for later in range(place + 1, len(out)):
@@ -194,7 +194,7 @@ def narrowest_first(results: list[dict[str, Any]], query: str) -> list[dict[str,
             inner_text = str(inner.get("statement") or "").strip()
             if (inner.get("kind") == "chunk" and (inner.get("provenance") or {}).get("bronze_event_id") == event
                     and inner_text and inner_text != text and inner_text in text
-                    and wanted <= present.tokens(inner_text)):
+                    and wanted <= cues.tokens(inner_text)):
                 out.insert(place, {**out.pop(later), "score": outer["score"]})
                 break
     return out
@@ -227,7 +227,7 @@ def plan(request: SearchRequest, params: dict[str, Any]) -> retrieve.Plan:
         believed="f.valid_to IS NULL" if when is None else "TRUE", as_of=when is not None,
         text=bool(params["tsq"]), filtered=filtered, chunks=chunks,
         graph=bool(keys) and bool(graph.query_words(request.query)),
-        present=when is None and present.about_the_present(request.query),
+        present=when is None and cues.about_the_present(request.query),
         superseding=chunks and request.include_superseded)
 
 
