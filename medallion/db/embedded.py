@@ -128,8 +128,11 @@ def start(settings: Settings, *, explicit: bool = False) -> str:
         # get_server hands back the handle this process made before a stop, which starts nothing by itself
         server.ensure_postgres_running()
         info = _postmaster_info(settings.pgdata.resolve())
-    if tune(settings.pgdata.resolve(), info.get_uri()):
-        info = _postmaster_info(settings.pgdata.resolve())
+    pgdata = settings.pgdata.resolve()
+    if pgdata not in _TUNED:  # once per process: start() runs on every connect
+        if tune(pgdata, info.get_uri()):
+            info = _postmaster_info(pgdata)
+        _TUNED.add(pgdata)
     restrict_socket(info)
     if explicit:
         stop_marker(settings).unlink(missing_ok=True)
@@ -138,6 +141,7 @@ def start(settings: Settings, *, explicit: bool = False) -> str:
 
 # PostgreSQL's own default (and what initdb writes into postgresql.conf): 128 MB, in 8 kB pages
 DEFAULT_SHARED_BUFFERS = 16384
+_TUNED: set[Path] = set()  # data directories this process has tuned or found tuned (:func:`tune`)
 
 
 def shared_buffers_mb() -> int:

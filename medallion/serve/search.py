@@ -144,7 +144,7 @@ def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]
     results = serve(conn, request, found, scores, standing)
     results.sort(key=rank_key)
     results = narrowest_first(results, request.query)
-    items = _items(conn, found, results)
+    items = _items(found)
     memo = present.Memo()  # both stages read the same window's items
     # the question's vector as the array present.cosine makes of it (the same float64 values), made once
     # rather than once per candidate compared with it
@@ -403,17 +403,12 @@ def event_boosts(facts: list[dict[str, Any]], event_of: dict[str, Any]) -> dict[
     return boosts
 
 
-def _items(conn: psycopg.Connection, found: Candidates, results: list[dict[str, Any]]) -> dict[str, Any]:
-    """The present stage's rows of the results: read by the statement when the stage runs (a fact the
-    walk found past its read-ahead is read here)."""
+def _items(found: Candidates) -> dict[str, Any]:
+    """The present stage's rows of the results, when the stage runs: the statement read them with the
+    candidates, and ``serve`` read those of any served fact it left cold (``retrieve.hydrate``)."""
     if found.plan is None or not found.plan.present:
         return {}
-    items = found.fetched.items
-    unread = [r["fact_id"] for r in results if r.get("kind") == "fact" and r["fact_id"] not in found.fetched.asked]
-    if unread:
-        sql = retrieve.items_sql("SELECT unnest(%(facts)s::text[])", "SELECT NULL::text WHERE false")
-        items = {**items, **{row[0]: row for row in conn.execute(sql, {"facts": unread}).fetchall()}}
-    return items
+    return found.fetched.items
 
 
 def _found_by(redacted: list[str], query_words: set[str]) -> bool:

@@ -264,11 +264,11 @@ def replacement_spans(text: str) -> list[tuple[int, int]]:
     for m in _REPLACEMENT_JOINT_RE.finditer(text):
         if _bracketed(text, m.start()):
             continue
-        before, after = text[:m.end()], text[m.end():]
         long_enough = min(_words(text, [0, m.end()]), _words(text, [m.end(), len(text)])) >= MIN_PART_WORDS
-        if not long_enough or bool(ENDED_RE.search(before)) == bool(ENDED_RE.search(after)):
+        ended_before = bool(ENDED_RE.search(text, 0, m.end()))
+        if not long_enough or ended_before == bool(ENDED_RE.search(text, m.end())):
             continue
-        other = (m.end(), len(text)) if ENDED_RE.search(before) else (0, m.end())
+        other = (m.end(), len(text)) if ended_before else (0, m.end())
         if _names_something(text, *other) or _INSTEAD_RE.search(text[other[0]:other[1]]):
             return [(0, m.end()), (m.end(), len(text))]
     return []
