@@ -227,11 +227,14 @@ def clusters(items: Sequence[Candidate], threshold: float = SIMILAR,
     else starts its own; a cluster never grows through a member that joined it. Many-valued items,
     items without a time or a vector, and (when the question names ``subjects``) items about none of
     them stay alone; one that opens with the asked subject (``focus`` 0, :func:`asked_subject.rank`:
-    "my husband is a pharmacist" for "What does Mina's husband do?") is about it whatever names it holds."""
+    "my husband is a pharmacist" for "What does Mina's husband do?") is about it whatever names it holds.
+    A many-valued item that says it changes something, or that a later one saying so is linked to, is
+    clustered all the same (:func:`_replaced_many`)."""
     focus = list(focus) or [1] * len(items)
-    eligible = [not item.many and item.when is not None and item.vector is not None
+    replaced = _replaced_many(items, threshold, subjects)
+    eligible = [(not item.many or i in replaced) and item.when is not None and item.vector is not None
                 and (f == 0 or not subjects or any(_mentions(s, item) or part_of(item, s) for s in subjects))
-                for item, f in zip(items, focus, strict=True)]
+                for i, (item, f) in enumerate(zip(items, focus, strict=True))]
     groups: list[list[int]] = []
     open_groups: list[list[int]] = []
     for i, item in enumerate(items):
@@ -246,6 +249,21 @@ def clusters(items: Sequence[Candidate], threshold: float = SIMILAR,
         else:
             home.append(i)
     return sorted(groups)
+
+
+def _replaced_many(items: Sequence[Candidate], threshold: float, asked: Sequence[frozenset[str]]) -> set[int]:
+    """The many-valued items whose value a later turn says it replaced: a slot that holds several values
+    at once (the places someone travels to, who works a ticket) adds a value with each turn, but "3109
+    reassigned to Farah" or "change of plans, going to Riga" says the newer value took the older one's
+    place. Returned: the many-valued ones among each item saying a change and the older items linked to it."""
+    out: set[int] = set()
+    for j, b in enumerate(items):
+        if not b.changes or b.when is None:
+            continue
+        for i, a in enumerate(items):
+            if (a.many or b.many) and a.when is not None and a.when < b.when and linked(a, b, threshold, asked=asked):
+                out.update(k for k in (i, j) if items[k].many)
+    return out
 
 
 def _joins(items: Sequence[Candidate], group: list[int], item: Candidate, threshold: float,

@@ -106,6 +106,23 @@ def test_many_valued_items_are_never_reordered() -> None:
     assert newest_first(items) == [0, 1]
 
 
+def test_a_later_turn_that_says_it_replaced_a_many_valued_value_leads() -> None:
+    """A slot holding several values adds one with each turn, unless the later turn says the new value
+    took the old one's place: "Ticket 52 reassigned to Oona" after "Ticket 52 assigned to Piet"; "change of
+    plans, we're flying to Porto" after "heading to Faro after the trip". Either side may be many-valued."""
+    old = replace(_item("piet", 1, WORK, many=True, names=("ticket 52",)), text="Ticket 52 assigned to Piet")
+    new = replace(_item("oona", 3, WORK_AGAIN, many=True, names=("ticket 52",)), text="52 reassigned to Oona",
+                  changes=True)
+    assert newest_first([old, new]) == [1, 0]
+    assert newest_first([replace(old, many=False), new]) == [1, 0]
+    assert newest_first([old, replace(new, many=False)]) == [1, 0]
+    assert newest_first([old, replace(new, changes=False)]) == [0, 1]  # one more value, not a replacement
+    # the older turn's words do not count, nor does a change word of an item linked to nothing
+    assert newest_first([replace(old, changes=True), replace(new, changes=False)]) == [0, 1]
+    far = replace(new, vector=ELSEWHERE)
+    assert newest_first([old, far]) == [0, 1]
+
+
 def test_a_candidate_much_further_from_the_question_does_not_join() -> None:
     """Close to the answer but far less close to the question: another topic of the same person."""
     items = [_item("answer", 1, WORK, to_question=0.76), _item("other", 3, WORK_AGAIN, to_question=0.45)]
@@ -251,6 +268,11 @@ LOOSELY_ALIKE = [0.15, 0.85, 0.5]  # cosine ≈ 0.31 with WORK: below SIMILAR, a
     ("Actually I'm on the Pro plan these days", True),
     ("Change of plan: the offsite is in Ghent", True),
     ("Ticket 88 escalated to the platform team", True),
+    ("Please send invoices to Hallam Street going forward", True),
+    ("Effective Monday, Ayo leads the night desk", True),
+    ("As of this week the standup is at 9:15", True),
+    ("Team Corvid took over the search service", True),
+    ("Turns out it's the oat milk she reacts to", True),
     ("I also speak Basque now", False),  # one more, not a replacement
     ("Spent the weekend hiking the ridge trail", False),
 ])
@@ -433,6 +455,8 @@ def test_two_turns_about_the_record_the_question_names_by_number_join_from_furth
 @pytest.mark.parametrize(("text", "told"), [
     ("I'm doing Italian on an app now", 0),
     ("switched to the night shift", 0),
+    ("route all updates to Halvard going forward", 0),
+    ("Team Corvid took over the search service", 0),
     ("honestly the old one was too much for me,", 1),
     ("we adopted a greyhound called Juniper", 1),
     ("Biscuit passed away in june", 2),
