@@ -327,17 +327,34 @@ def _telling(items: Sequence[Candidate], turn: Sequence[int], i: int) -> int:
     old sim just died on me" ahead of "got a new number"). A passage holding another of the turn's texts
     tells what its clauses tell, so it is not moved by the cue words of one of them."""
     text = items[i].text
-    if any(j != i and items[j].text and items[j].text in text for j in turn):
-        return 1
+    if any(j != i and items[j].text and items[j].text in text and items[j].text != text for j in turn):
+        return 1  # a passage (a fact restating it word for word is not one)
     best = max(items[j].to_question for j in turn)
     if items[i].news == 1 and names_value(text) and any(
             items[j].news == 2 and items[j].text not in text and text not in items[j].text for j in turn if j != i):
         # beside a part of the turn that says only what ended, the other part names what replaced it: it
         # leads even a text that announces the change without the value ("got a new number")
         return -1 if items[i].to_question >= best - NEWS_MARGIN else 1
+    if items[i].news == 0 and not _gives_value(text) and any(
+            j != i and items[j].news != 2 and _gives_value(items[j].text)
+            and items[j].to_question >= best - NEWS_MARGIN for j in turn):
+        # "Zofia's number has changed." announces what another text of the turn gives ("Zofia's phone
+        # number is 0171 662 5810"): it goes after the texts that tell something
+        return 2
     if items[i].news == 0 and items[i].to_question < best - NEWS_MARGIN:
         return 1
     return items[i].news
+
+
+_LEADING_NAME = re.compile(r"^\W*(?:[A-Z][\w-]*(?:['’]s)?\s+)*")
+_VALUE_WORD = re.compile(r"\b\w*\d\w*\b|(?<!^)(?<![.!?]\s)\b[A-Z][\w-]+")
+
+
+def _gives_value(text: str) -> bool:
+    """Whether a text gives a value beyond the name it opens with: a word with a digit or a capitalised
+    word after the leading name ("Leonor's new address is 48 Avenida …", not "Leonor has moved flats")."""
+    rest = text[_LEADING_NAME.match(text).end():]  # type: ignore[union-attr]
+    return any(m.group(0) != "I" for m in _VALUE_WORD.finditer(rest))
 
 
 # ------------------------------------------------------------------ over served results

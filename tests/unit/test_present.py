@@ -506,7 +506,8 @@ def test_a_title_and_a_surname_name_the_person_another_note_names_in_full() -> N
 def test_beside_a_part_that_says_what_ended_the_part_naming_its_replacement_leads() -> None:
     """'sold the canoe in spring, bought a Koru paddleboard instead': the clause that says only what ended
     goes last, and the other clause, which names what replaced it, leads the turn ahead of the passage
-    holding both values and of a text that only announces the change ('What does Ines paddle on now?')."""
+    holding both values; a text that only announces the change, naming no value, follows the texts that
+    name one ('What does Ines paddle on now?')."""
     old = _item("old", 1, WORK, event="e1", to_question=0.6, text="I take my canoe out every weekend")
     passage = replace(_item("all", 2, WORK_AGAIN, event="e2", to_question=0.58),
                       text="sold the canoe in spring, bought a Koru paddleboard instead", news=1, changes=True)
@@ -516,9 +517,24 @@ def test_beside_a_part_that_says_what_ended_the_part_naming_its_replacement_lead
                     news=2, changes=True)
     bought = replace(_item("bought", 2, WORK_AGAIN, event="e2", to_question=0.55),
                      text="bought a Koru paddleboard instead", news=1, changes=True)
-    assert newest_first([old, passage, announced, ended, bought]) == [4, 2, 1, 3, 0]
+    assert newest_first([old, passage, announced, ended, bought]) == [4, 1, 2, 3, 0]
     unnamed = replace(bought, text="bought a paddleboard instead")  # names no value: the words' order stands
-    assert newest_first([old, passage, announced, ended, unnamed]) == [2, 1, 4, 3, 0]
+    assert newest_first([old, passage, announced, ended, unnamed]) == [1, 4, 2, 3, 0]
+
+
+def test_of_two_texts_saying_what_holds_now_the_one_giving_the_value_leads_its_turn() -> None:
+    """'Ines Paredes's number has changed. New number: 0161 496 7316.' The first sentence is closer to
+    "What is Ines's number?" but only announces what the second gives."""
+    old = _item("old", 1, WORK, event="e1", to_question=0.6, text="Ines Paredes, contact number 0161 496 2093")
+    announced = replace(_item("announced", 2, WORK_AGAIN, event="e2", to_question=0.62),
+                        text="Ines Paredes's number has changed.", news=0, changes=True)
+    given = replace(_item("given", 2, WORK_AGAIN, event="e2", to_question=0.56),
+                    text="New number: 0161 496 7316.", news=0, changes=True)
+    assert newest_first([old, announced, given]) == [2, 1, 0]
+    far = replace(given, to_question=0.45)  # far from the question, the value does not lead for its digits
+    assert newest_first([old, announced, far]) == [1, 2, 0]
+    said = replace(announced, text="Ines Paredes moved house.")  # neither gives a value: the order stands
+    assert newest_first([old, said, replace(given, text="new place is lovely.")]) == [1, 2, 0]
 
 
 def test_a_fields_label_is_no_name_but_a_speakers_label_is() -> None:

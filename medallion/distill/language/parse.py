@@ -18,6 +18,7 @@ PRONOUNS = frozenset({"it", "this", "that", "these", "those", "there", "he", "sh
 ISO_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 ADDRESSEE = frozenset({"you", "your", "yours", "yourself", "yourselves", "u", "ya"})
 _MASK_RE = re.compile(r"(?<![\w.])\+?\d{2,5}(?:[ .-]\d{2,8}){2,4}(?![\w-]|\.\w)"
+                      r"|(?<![\w.])\+?0\d{2,4} \d{5,8}(?![\w-]|\.\w)"  # a trunk prefix and a subscriber number
                       r"|(?<![\w.])[+$€£]?\d\w*(?:[-./:,]\d\w*)+%?"
                       r"|(?<![\w.])[+$€£]?\d+(?:\.\d+)?[%kKmMbB]?(?![\w-]|\.\w)")
 

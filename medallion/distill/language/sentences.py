@@ -347,6 +347,22 @@ def restore_subject(text: str, speaker: str | None) -> str:
     return text
 
 
+# "new address is …", "current plan: …": chat drops the owner of an attribute it renews
+_ELIDED_OWNER_RE = re.compile(r"^(?:(?:and|so|oh)\s+)?(?P<rest>(?:new|current|latest|updated)\s+[a-z]+(?:\s+[a-z]+)?"
+                              r"\s*(?:is\b|:))", re.I)
+
+
+def restore_owner(text: str, person: str | None) -> str:
+    """A person's turn that opens with a renewed attribute and no owner ("new address is 48 Avenida da
+    Liberdade", "current job: barista") speaks of the speaker's own: "My new address is …". ``person`` is
+    the speaker when the turn is a person's (a note's "New number: …" is about whom the note names)."""
+    m = _ELIDED_OWNER_RE.match(text)
+    if person is None or not m:
+        return text
+    rest = m["rest"]
+    return f"My {rest[0].lower()}{rest[1:]}{text[m.end():]}"
+
+
 _HEDGE_RE = re.compile(
     r"^(?:I\s+)?(?:think|guess|reckon|suppose|believe|feel\s+like|figure)\s+(?:that\s+)?(?=(?:I|[Ww]e)\s)", re.I
 )

@@ -29,6 +29,7 @@ from medallion.distill.language.sentences import (
     normalise,
     note_people,
     parse_subject,
+    restore_owner,
     restore_subject,
     sentence_spans,
     split_clauses,
@@ -41,6 +42,7 @@ from medallion.distill.providers.heuristic.candidates import (
     metadata_attendance,
     states_candidates,
 )
+from medallion.distill.providers.heuristic.contact_values import contact_facts
 from medallion.distill.providers.heuristic.rules.record import read_record
 from medallion.distill.providers.heuristic.rules.table import apply_pattern_rules, relative_rest
 from medallion.distill.types import EventInput, FactCandidate
@@ -109,7 +111,8 @@ class HeuristicDistiller:
             for s_start, s_end in sentence_spans(line, body_offset):
                 raw = line[s_start:s_end]
                 span = (line_start + s_start, line_start + s_end)
-                for fact in _turn_sentence_facts(ctx, speaker, raw, span, previous):
+                facts = _turn_sentence_facts(ctx, speaker, raw, span, previous)
+                for fact in facts + contact_facts(ctx, speaker, raw, span, facts):
                     _add(out, seen, fact)
                 previous = raw
         if not header_seen:
@@ -170,6 +173,8 @@ def _sentence_facts(ctx: Context, speaker: str | None, raw: str, span: tuple[int
     if "; " in raw:  # two sentences joined by a semicolon are read one by one
         return [f for part in raw.split("; ") for f in _sentence_facts(ctx, speaker, part, span)]
     text = restore_subject(normalise(raw), speaker)
+    person_turn = (ctx.event.actor or "").startswith("user:") or speaker != ctx.actor_speaker
+    text = restore_owner(text, speaker if person_turn else None)
     if not text or text.endswith("?") or SYSTEM_RE.match(text):
         return []
     text = strip_lead(text, ctx)
