@@ -6,9 +6,9 @@ written by someone else. ``tests/heldout_cases.py`` holds cases written elsewher
 this module is the one place that loads them and decides whether each holds, and prints both sets
 side by side so a change that helps the one set and not the other shows. The development cases
 written in the held-out format (``tests/development_cases.py``, tuned on) are printed beside them too,
-and so are a second, a third and a fourth writer's (``tests/second_writer_cases.py``,
-``tests/third_writer_cases.py``, ``tests/fourth_writer_cases.py``: written without reading the code,
-measured once before any rule was tuned on them, tuned on since).
+and so are a second, a third, a fourth and a fifth writer's (``tests/second_writer_cases.py``,
+``tests/third_writer_cases.py``, ``tests/fourth_writer_cases.py``, ``tests/fifth_writer_cases.py``:
+written without reading the code, measured once before any rule was tuned on them, tuned on since).
 
 Loading: every case in its own namespace; its events remembered in order through
 ``tools.remember(..., derive_now=False)``, one day apart (chat → ``transcript``, note → ``note``,
@@ -238,6 +238,13 @@ def main() -> None:
         sets["development (fourth writer)"] = fourth["totals"]
         result["development_fourth_writer"] = {
             "totals": fourth["totals"], "failed": [r["id"] for r in fourth["cases"] if not r["passed"]]}
+        # the fifth writer's cases (tests/fifth_writer_cases.py): first measured before any rule used them
+        from tests.fifth_writer_cases import CASES as FIFTH
+
+        fifth = run_heldout(FIFTH, failures_only=True)
+        sets["development (fifth writer)"] = fifth["totals"]
+        result["development_fifth_writer"] = {
+            "totals": fifth["totals"], "failed": [r["id"] for r in fifth["cases"] if not r["passed"]]}
     print()
     print(side_by_side(sets))
     if args.json:

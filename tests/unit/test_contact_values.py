@@ -1,4 +1,5 @@
-"""Phone numbers and email addresses read by their shape (``heuristic/contact_values.py``).
+"""Phone numbers and email addresses read by their shape (``heuristic/contact_values.py``), and the owner
+chat leaves out ("new address is …", "officially started at …").
 
 Why: a user who says "new number: …" in any words depends on the ledger holding the new number as
 their ``phone`` (a single-valued slot, so the old number closes), and on a work line, an office number
@@ -11,7 +12,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from medallion.distill.language.sentences import make_context
+from medallion.distill.language.sentences import make_context, restore_subject
 from medallion.distill.providers.heuristic.contact_values import contact_facts
 from medallion.distill.providers.heuristic.distiller import HeuristicDistiller
 from medallion.distill.types import EventInput
@@ -80,3 +81,17 @@ def test_a_renewed_attribute_with_no_owner_is_the_speakers_own_in_a_persons_turn
                       actor="agent:desk", content="New address is 9 Calle Sierpes, Sevilla.", occurred_at=OCC,
                       received_at=OCC, authority=1, provenance_root="desk://d/1")
     assert not any(f.subject == "Desk" and f.predicate == "address" for f in HeuristicDistiller().distill(note))
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("officially started at Brindlecombe now", "I officially started at Brindlecombe now"),
+    ("Just moved to Tromso", "I just moved to Tromso"),
+    ("already finished the harbour book", "I already finished the harbour book"),
+    ("Honestly loved it", "I honestly loved it"),
+    ("Family moved to Lyon", "Family moved to Lyon"),  # a subject, not an adverb
+    ("started at noon", "I started at noon"),
+    ("Meeting moved to Friday", "Meeting moved to Friday"),
+])
+def test_chat_that_drops_the_first_person_before_an_adverb_has_the_speaker_as_subject(
+        text: str, expected: str) -> None:
+    assert restore_subject(text, "Tamsin") == expected

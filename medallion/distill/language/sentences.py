@@ -331,7 +331,9 @@ def normalise(text: str) -> str:
 
 # irregular past forms that are also present tense or imperatives ("Let's", "Put it there")
 _NOT_PAST = word_set("been gone done seen was were had used let put hit hurt read quit shut lay lit set cut cost")
-_ELLIPSIS_RE = re.compile(r"^(?:(?:just|finally|also|recently)\s+)?(?P<verb>[A-Za-z]+)\b")
+_ELLIPSIS_RE = re.compile(r"^(?:(?:just|finally|also|recently|officially|already|actually|now|literally|"
+                          r"basically|really|totally|honestly|only|even)\s+){0,2}"
+                          r"(?P<verb>[A-Za-z]+)\b", re.I)
 
 
 def restore_subject(text: str, speaker: str | None) -> str:
