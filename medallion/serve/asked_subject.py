@@ -204,8 +204,8 @@ def rank(question: Asked, mention: Mention | None, speaker: str | None, others: 
         return 1 if any(_related(mention.kin, k) for k in question.kin) else 2
     def is_asked(words: frozenset[str]) -> bool:
         return bool(words) and any(n and n <= words for n in question.names)
-    if mention.kin is not None:
-        return 0 if is_asked(mention.name) else 2  # "my brother Theo" is Theo; "my sister" is not the asker
+    if mention.kin is not None:  # "my brother Theo" is Theo, "her brother Otto" Otto Tolliver; "my sister" no one asked
+        return 0 if mention.name and any(n and (n <= mention.name or mention.name <= n) for n in question.names) else 2
     if mention.self:
         return (0 if is_asked(speaker_words) else 2) if speaker_words else 1
     return 0 if any(mention.name <= n or n <= mention.name for n in question.names if n) else 2
@@ -239,6 +239,10 @@ def first_within_event(results: list[dict[str, Any]], question: Asked, ranked: S
         # a text about someone else gives way; one that names nobody gives way only to the relative asked about
         bar = ranking[place] if ranking[place] == 2 or (question.kin and not question.kin_answers) else 0
         later = [i for i in range(place + 1, len(out)) if _event(out[i]) == event and ranking[i] < bar]
+        if not later and ranking[place] == 0:  # a part about the asked subject, of a text that names another too
+            outer = str(item.get("statement") or "")
+            later = [i for i in range(place + 1, len(out)) if _event(out[i]) == event and ranking[i] <= 1
+                     and _narrows(outer, str(out[i].get("statement") or ""), question)]
         if not later:
             continue
         best = min(later, key=lambda i: (ranking[i], i))
@@ -246,6 +250,28 @@ def first_within_event(results: list[dict[str, Any]], question: Asked, ranked: S
         out.insert(place, {**moved, "score": item["score"]})
         ranking.insert(place, moved_rank)
     return out
+
+
+_OPENING_NAME = re.compile(r"\W*([A-Z][^\W\d_]+)")
+
+
+def _narrows(outer: str, inner: str, question: Asked) -> bool:
+    """Whether ``inner`` is a part of ``outer`` that leaves out a name ``outer`` also gives, besides the
+    asked ones: "Ama Quartey's in October." of "Benedikt Sorel's licence expires in March; Ama Quartey's in
+    October." speaks of Ama alone."""
+    inner = inner.strip()
+    if not inner or inner == outer.strip() or inner not in outer:
+        return False
+    asked_words = frozenset().union(*question.names) if question.names else frozenset()
+    opening = _OPENING_NAME.match(inner)
+    # the part opens with the asked subject, or with one word of an asked name the outer text gives whole
+    # ("Cosmo 16 kg." of "Twins Ada and Cosmo Renwick seen today: Ada weighs 14 kg, Cosmo 16 kg.")
+    if first_mention(inner, question.names) is None and not (
+            opening is not None and any(n and n <= _tokens(outer) and opening.group(1).casefold() in n
+                                        for n in question.names)):
+        return False
+    others = {w for m in _CAPITALISED.finditer(outer) for w in _tokens(m.group(0))} - asked_words - _NOT_NAMES
+    return bool(others - _tokens(inner))
 
 
 def _event(item: Mapping[str, Any]) -> Any:

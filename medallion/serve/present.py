@@ -483,7 +483,7 @@ def focus(asked: asked_subject.Asked, results: Sequence[dict[str, Any]], found: 
     the results as candidates; a first-person turn is about its speaker). ``memo`` keeps the ranks by
     result id for the next stage over the same window."""
     speakers = turn_speakers(results, found)
-    known = people(subjects, speakers)
+    known = people([*subjects, *asked.names], speakers)  # a name the question gives, though no result bears it
     if memo is None:
         return asked_subject.ranks(results, asked, speakers, known)
     keys = [str(r.get("fact_id") or r.get("chunk_id")) for r in results]

@@ -40,6 +40,7 @@ _FORGET = (r"forget|unlearn|stop\s+remembering|no\s+longer\s+remember|(?:do\s+no
 _KEEP = r"keep|store|retain|save|record|hold\s+on\s*to|hang\s+on\s+to|remember"
 _NOT_KEEP = rf"(?:do\s+not|don't|don’t|never|not)\s+(?:{_KEEP})"
 _DELETE = (r"delete|erase|remove|wipe|purge|scrub|scratch|scrap|drop|clear|discard|get\s+rid\s+of|throw\s+(?:out|away)"
+           r"|keep\s+no\s+(?:records?|notes?|cop(?:y|ies)|trace)\s+of"
            rf"|{_NOT_KEEP}")
 _VERB = re.compile(rf"^(?P<verb>{_FORGET}|{_DELETE})\b\s*(?P<rest>.*)$", re.IGNORECASE | re.DOTALL)
 # After "I'd rather you didn't", a bare keeping verb asks not to keep.
@@ -49,7 +50,7 @@ _NEGATED_KEEP = re.compile(_NOT_KEEP, re.IGNORECASE)
 # that we not store her mobile", "Svetlana requested that her emergency contact details be erased".
 _NAMED = r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?"  # "Thiago", "Ines Varga"
 _ROLES = r"customer|client|patient|user|caller|employee|member|guest"  # "the customer asked …"
-_WHO = rf"(?P<who>{_NAMED}|(?:the\s+)?(?:{_ROLES}|he|she|they))"
+_WHO = rf"(?:(?i:{_ROLES})\s+(?=[A-Z]))?(?P<who>{_NAMED}|(?:the\s+)?(?:{_ROLES}|he|she|they))"  # "Guest Oren Tal"
 _RELAYED = re.compile(
     rf"^{_WHO}\s+(?:has\s+|had\s+)?(?:asked|asks|requested|requests|wants|wanted|would\s+like)\s+"
     r"(?:(?:us|you|me|them|the\s+team)\s+to\s+(?P<ask>.+)"
@@ -57,6 +58,16 @@ _RELAYED = re.compile(
     r"|(?:that\s+)?(?:we|you)\s+(?P<ask2>.+)"
     r"|(?:that\s+)?(?P<obj>.+?)\s+(?:be|is|are|gets?)\s+(?:erased|deleted|removed|forgotten|purged|wiped|scrubbed|"
     r"dropped|discarded)(?P<tail>\b.*))$", re.DOTALL)
+# A request told as a noun ("Delphine requested erasure of her home phone number", "Norbert invoked erasure
+# for his DOB"), and a withdrawal of consent that the rest of the sentence acts on ("Sefton has withdrawn
+# consent; remove the note about his diagnosis"): both on behalf of the person named.
+_ERASURE_ASKED = re.compile(
+    rf"^{_WHO}\s+(?:has\s+|had\s+)?(?:requested|requests|asked\s+for|asks\s+for|invoked|invokes|exercised|"
+    r"exercises|filed|made)\s+(?:an?\s+|the\s+|(?:his|her|their)\s+)?(?:right\s+to\s+)?(?:erasure|deletion|removal)"
+    r"(?:\s+request)?\s+(?:of|for|on)\s+(?P<obj>.+)$", re.DOTALL)
+_CONSENT_WITHDRAWN = re.compile(
+    rf"^{_WHO}\s+(?:has\s+|had\s+)?(?:withdrawn|withdrew|withdraws|revoked|revokes|pulled)\s+"
+    r"(?:(?:his|her|their)\s+)?consent\b")
 # A request a note passes on by its lead: "Per Anselm's request, delete his passport number", "At the
 # customer's request: remove her date of birth", "On behalf of Ines, forget her old address".
 _ASKER = rf"{_NAMED}|(?:the\s+)?(?:{_ROLES})"
@@ -138,8 +149,12 @@ def detect(text: str) -> ForgetRequest | None:
             continue
         sentence = match.group().strip()
         starts = [0] + [m.end() for m in _CLAUSE_BREAK.finditer(sentence)]
+        consent = _CONSENT_WITHDRAWN.match(sentence)
         for start in starts:
             found = _request(sentence[start:].strip(), sentence)
+            if found is not None and consent is not None and start > 0:
+                who = consent.group("who")
+                return _passed_on(found, who if who[:1].isupper() else None, sentence)
             if found is not None:
                 return found
     return None
@@ -175,6 +190,12 @@ def _request(body: str, sentence: str) -> ForgetRequest | None:
     relayed = _RELAYED.match(body)
     if relayed is not None:
         return _relayed(relayed, sentence)
+    erasure = _ERASURE_ASKED.match(body)
+    if erasure is not None:
+        who = erasure.group("who")
+        named = who if who[:1].isupper() and who.casefold() not in ("he", "she", "they") else None
+        obj = _THEIRS.sub("my", erasure.group("obj"), count=1)
+        return _passed_on(_request("delete " + obj, sentence), named, sentence)
     behalf = _ON_BEHALF.match(body)
     if behalf is not None:
         return _on_behalf(behalf, sentence)
@@ -189,7 +210,8 @@ def _request(body: str, sentence: str) -> ForgetRequest | None:
     memory_cue = bool(_FROM_MEMORY.search(obj))
     obj = _FROM_MEMORY.sub("", obj)
     obj = _TRAILING.sub("", _CLAUSE_END.sub("", obj)).strip(" ,")
-    forgets = rather or re.fullmatch(_FORGET, said, re.IGNORECASE) is not None
+    # "keep no record of …" says where from: the memory
+    forgets = rather or re.fullmatch(_FORGET, said, re.IGNORECASE) is not None or said.casefold().startswith("keep no")
     if _IDIOM.fullmatch(obj):  # "forget it", "forget about it": a dismissal, not a request
         return None
     if _PREVIOUS.fullmatch(obj):

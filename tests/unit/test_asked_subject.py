@@ -117,6 +117,29 @@ def test_a_turn_that_names_nobody_gives_way_only_to_the_relative_asked_about() -
     assert [r["chunk_id"] for r in kept] == ["f1", "c1"]
 
 
+def test_of_a_text_naming_two_people_its_part_about_the_asked_one_represents_the_turn() -> None:
+    """A note that gives two people's values in one sentence ("Maelle Dorn's permit ends in May; Ilkka
+    Vaara's in July.") speaks of both; its part that opens with the asked person, even by one word of a
+    name the note gives whole ("Ilkka 31 kg."), or through a relative ("her cousin Ilkka's is 7"), answers."""
+    ilkka = frozenset({"ilkka", "vaara"})
+    question = asked("When does Ilkka Vaara's permit end?", [ilkka])
+    for outer, inner in [
+        ("Maelle Dorn's permit ends in May; Ilkka Vaara's in July.", "Ilkka Vaara's in July."),
+        ("Siblings Maelle and Ilkka Vaara weighed today: Maelle 28 kg, Ilkka 31 kg.", "Ilkka 31 kg."),
+        ("Maelle Vaara's locker is 4, her cousin Ilkka's is 7.", "her cousin Ilkka's is 7."),
+    ]:
+        results = [_result("all", 1, outer, 0.5), _result("other", 1, outer.split(",")[0].split(";")[0], 0.45),
+                   _result("part", 1, inner, 0.4)]
+        out = first_within_event(results, question, ranks(results, question, {}, [ilkka]))
+        assert out[0]["chunk_id"] == "part", outer
+        assert out[0]["score"] == 0.5
+    # a part that leaves out no one else's name says no more than its text: the text stays first
+    alone = [_result("all", 1, "Ilkka Vaara's permit ends in July, renewal in hand.", 0.5),
+             _result("part", 1, "Ilkka Vaara's permit ends in July,", 0.4)]
+    kept = first_within_event(alone, question, ranks(alone, question, {}, [ilkka]))
+    assert [r["chunk_id"] for r in kept] == ["all", "part"]
+
+
 def test_a_question_that_names_nobody_moves_nothing() -> None:
     results = [_result("c1", 1, "and my brother Konrad is 38", 0.5), _result("c2", 1, "i'm 41 ", 0.4)]
     assert first_within_event(results, Asked(), ranks(results, Asked(), {1: "liesel"}, [])) == results

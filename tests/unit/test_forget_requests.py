@@ -63,6 +63,11 @@ RELAYED = [
     ("Per Wilhelmina's request, delete her visa number from our notes.", "visa number", "Wilhelmina"),
     ("On behalf of Teodor Marsh, forget his old address.", "old address", "Teodor Marsh"),
     ("As Priya asked, please erase her bank details.", "bank details", "Priya"),
+    # the request as a noun, and a withdrawal of consent the sentence then acts on
+    ("Hollis Brandt requested erasure of her passport scan from our records.", "passport scan", "Hollis Brandt"),
+    ("Caller Ivo Renner invoked erasure for his IBAN.", "IBAN", "Ivo Renner"),
+    ("Marit Sole has withdrawn consent; remove the note about her allergy.", "allergy", "Marit Sole"),
+    ("Guest Oren Tal asks us to keep no record of his room preferences.", "room preferences", "Oren Tal"),
 ]
 
 NOT_REQUESTS = [
@@ -86,6 +91,9 @@ NOT_REQUESTS = [
     "He told me to forget him.",
     "She requested we move the meeting to Friday.",
     "can u remember to water the plants pls",
+    "I keep no record of receipts.",
+    "Mr Oduya has withdrawn consent for the photo release.",
+    "The auditor requested removal of the old signage.",
 ]
 
 
