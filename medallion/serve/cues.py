@@ -85,7 +85,7 @@ _CHANGE_WORDS = re.compile(r"\b(?:now|new|no\s+longer|any\s*more|instead|switche
                            r"broke\s+up|gave\s+up|left|started|"
                            r"moved|changed|finally|officially|reassigned|relocated|renamed|replaced|retired|"
                            r"upgraded|downgraded|escalated|bumped|promoted|demoted|transferred|swapped|"
-                           r"scratch\s+that|actually|change\s+of\s+plans?|turns?\s+out|"
+                           r"scratch\s+that|actually|change\s+of\s+plans?|turns?\s+out|replacements?|"
                            r"(?:going|moving)\s+forward|from\s+(?:today|here)\s+on|effective|"
                            r"as\s+of|took\s+over|taken\s+over|taking\s+over|takes\s+over)\b", re.I)
 _ADDING_WORDS = re.compile(r"\b(?:also|too|another|as\s+well)\b", re.I)
@@ -102,8 +102,8 @@ def says_change(text: str) -> bool:
 _ENDING_WORDS = re.compile(r"\b(?:no\s+longer|any\s*more|quit|passed\s+away|died|left|dropped|stopped|gave\s+up|"
                            r"sold|broke\s+up|ended|cancell?ed|lost)\b", re.I)
 _NOW_WORDS = re.compile(r"\b(?:now|new|switched|started|moved|changed|reassigned|relocated|renamed|"
-                        r"replaced|upgraded|downgraded|escalated|bumped|promoted|demoted|transferred|swapped|"
-                        r"(?:going|moving)\s+forward|effective|as\s+of|t(?:ook|aken|aking|akes)\s+over)\b",
+                        r"replaced|replacements?|upgraded|downgraded|escalated|bumped|promoted|demoted|transferred|"
+                        r"swapped|(?:going|moving)\s+forward|effective|as\s+of|t(?:ook|aken|aking|akes)\s+over)\b",
                         re.I)
 
 

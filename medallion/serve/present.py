@@ -335,11 +335,13 @@ def _telling(items: Sequence[Candidate], turn: Sequence[int], i: int) -> int:
         # beside a part of the turn that says only what ended, the other part names what replaced it: it
         # leads even a text that announces the change without the value ("got a new number")
         return -1 if items[i].to_question >= best - NEWS_MARGIN else 1
-    if items[i].news == 0 and not _gives_value(text) and any(
-            j != i and items[j].news != 2 and _gives_value(items[j].text)
-            and items[j].to_question >= best - NEWS_MARGIN for j in turn):
+    named = frozenset().union(*(n for j in turn for n in items[j].names))
+    if items[i].news == 0 and not _gives_value(text, named) and any(
+            j != i and items[j].news != 2 and _gives_value(items[j].text, named)
+            and (items[j].to_question >= best - NEWS_MARGIN or tokens(text) <= tokens(items[j].text)) for j in turn):
         # "Zofia's number has changed." announces what another text of the turn gives ("Zofia's phone
-        # number is 0171 662 5810"): it goes after the texts that tell something
+        # number is 0171 662 5810"), near the question or saying the same words and the value ("Brindlecote
+        # upgraded after the demo, they're on Canopy now"): it goes after the texts that tell something
         return 2
     if items[i].news == 0 and items[i].to_question < best - NEWS_MARGIN:
         return 1
@@ -350,11 +352,13 @@ _LEADING_NAME = re.compile(r"^\W*(?:[A-Z][\w-]*(?:['’]s)?\s+)*")
 _VALUE_WORD = re.compile(r"\b\w*\d\w*\b|(?<!^)(?<![.!?]\s)\b[A-Z][\w-]+")
 
 
-def _gives_value(text: str) -> bool:
-    """Whether a text gives a value beyond the name it opens with: a word with a digit or a capitalised
-    word after the leading name ("Leonor's new address is 48 Avenida …", not "Leonor has moved flats")."""
+def _gives_value(text: str, names: frozenset[str] = frozenset()) -> bool:
+    """Whether a text gives a value beyond the names it speaks of: a word with a digit or a capitalised
+    word after the leading name, not one of ``names`` ("Leonor's new address is 48 Avenida …", not
+    "Leonor has moved flats"; not "Dr. Okafor changed Noor Estevane's meds" of a turn naming both)."""
     rest = text[_LEADING_NAME.match(text).end():]  # type: ignore[union-attr]
-    return any(m.group(0) != "I" for m in _VALUE_WORD.finditer(rest))
+    return any(m.group(0) != "I" and not (tokens(m.group(0)) <= names and m.group(0)[:1].isupper())
+               for m in _VALUE_WORD.finditer(rest))
 
 
 # ------------------------------------------------------------------ over served results

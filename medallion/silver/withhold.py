@@ -164,7 +164,7 @@ def _match(conn: psycopg.Connection, request: ForgetRequest, actor: str, facts: 
             voiced = []
     if request.mode == "everything" and request.target is None:
         return pool, voiced
-    target = request.target or ""
+    target = spelled_target(request.target or "")
     picked, by_meaning = _by_meaning(target, pool, voiced, request.about_whom if request.relayed else speaker, embed)
     keys = _keys(target)
     picked |= {f.fact_id for f in pool if keys and _holds(keys, f.statement)}
@@ -269,7 +269,23 @@ def _keys(text: str) -> set[str]:
 
 
 def _words(text: str) -> set[str]:
-    return {w.casefold().strip("'’-") for w in _WORD.findall(text or "")}
+    """The text's words in lower case, a possessive's "'s" left off ("Ashgrove's" is "ashgrove")."""
+    return {_POSSESSIVE_S.sub("", w.casefold()).strip("'’-") for w in _WORD.findall(text or "")}
+
+
+_POSSESSIVE_S = re.compile(r"['’]s$")
+# Abbreviations of personal data a request may use where the record spells it out ("invoked erasure for
+# his DOB" of "gave his date of birth as …"): the embedding does not know them.
+_ABBREVIATIONS = {"dob": "date of birth", "d.o.b": "date of birth", "ssn": "social security number",
+                  "tel": "telephone number", "addr": "address", "bday": "birthday", "b-day": "birthday",
+                  "pw": "password", "pwd": "password", "acct": "account"}
+_ABBREVIATION = re.compile(r"(?<![\w.])(" + "|".join(re.escape(k) for k in _ABBREVIATIONS) + r")\.?(?![\w])",
+                           re.IGNORECASE)
+
+
+def spelled_target(target: str) -> str:
+    """``target`` with the abbreviations of personal data written out."""
+    return _ABBREVIATION.sub(lambda m: _ABBREVIATIONS[m.group(1).casefold()], target)
 
 
 def withheld_fact(conn: psycopg.Connection, given: str) -> dict[str, Any] | None:

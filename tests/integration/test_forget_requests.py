@@ -68,6 +68,10 @@ OTHERS = {
                     ("user:hanne", "delete what I told you about my physio pls. keep the dentist info tho"),
                     ("agent:hr", "Employee Joost Varga's passport number is P4402917, for the travel booking."),
                     ("agent:hr", "Per Joost's request, delete his passport number from our notes.")),
+    # a request told as a noun, naming the data by its abbreviation, of a note that gives the name possessive
+    "forget-noun": (("agent:records", "Patient Anneke Vos's date of birth: 12 March 1981."),
+                    ("agent:records", "Anneke Vos prefers morning appointments."),
+                    ("agent:records", "Anneke Vos requested erasure of her DOB from our records.")),
 }
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -162,6 +166,14 @@ def test_a_request_relayed_for_the_data_subject_withholds_their_data(world: Worl
     assert all("220" not in _text(h) for h in hits), hits
     other = world.tools.search("How does Mireille want invoices?", namespace="forget-desk", k=5)
     assert any("email" in _text(h).casefold() for h in other), other
+
+
+def test_an_erasure_requested_as_a_noun_withholds_the_data_its_abbreviation_names(world: World) -> None:
+    """"requested erasure of her DOB" withholds the note that gave her date of birth; her other note stays."""
+    hits = world.tools.search("What is Anneke Vos's date of birth?", namespace="forget-noun", k=5)
+    assert all("1981" not in _text(h) for h in hits), hits
+    other = world.tools.search("When does Anneke Vos like appointments?", namespace="forget-noun", k=5)
+    assert any("morning" in _text(h).casefold() for h in other), other
 
 
 def test_a_turn_that_says_what_to_keep_is_no_answer_and_a_note_may_pass_a_request_on(world: World) -> None:

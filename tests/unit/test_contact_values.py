@@ -53,6 +53,8 @@ def test_a_number_or_address_beside_a_contact_word_is_its_owners(
     ("Call the front desk on 0161 496 0000 for the keys.", "agent:desk"),
     ("Parcel 5521 left the depot, tracking number 0044 8812 7731.", "agent:desk"),
     ("We sold 1 200 000 units last year.", "user:tamsin"),  # no contact word: a quantity
+    ("My social security number is 078-05-1121.", "user:tamsin"),  # an identifier, not a phone
+    ("Noted: your national insurance number 0203 445 6671 is saved.", "assistant:memo"),
     ("Please call 0161 496 1234 to confirm the booking.", "agent:desk"),  # whose? a note does not say
 ])
 def test_a_qualified_or_ownerless_number_is_not_a_persons_phone(text: str, actor: str) -> None:

@@ -272,6 +272,7 @@ LOOSELY_ALIKE = [0.15, 0.85, 0.5]  # cosine ≈ 0.31 with WORK: below SIMILAR, a
     ("Effective Monday, Ayo leads the night desk", True),
     ("As of this week the standup is at 9:15", True),
     ("Team Corvid took over the search service", True),
+    ("dropped it in the sea, got a Lumo 3 as a replacement", True),
     ("Turns out it's the oat milk she reacts to", True),
     ("I also speak Basque now", False),  # one more, not a replacement
     ("Spent the weekend hiking the ridge trail", False),
@@ -535,6 +536,12 @@ def test_of_two_texts_saying_what_holds_now_the_one_giving_the_value_leads_its_t
     assert newest_first([old, announced, far]) == [1, 2, 0]
     said = replace(announced, text="Ines Paredes moved house.")  # neither gives a value: the order stands
     assert newest_first([old, said, replace(given, text="new place is lovely.")]) == [1, 2, 0]
+    # far from the question, the text that says the announcement's words and the value still goes first;
+    # the names the turn is about are no value ("Dr. Lund changed Ines Paredes's inhaler")
+    clause = replace(announced, text="Dr. Lund changed Ines Paredes's inhaler,", names=(
+        frozenset({"lund"}), frozenset({"ines", "paredes"})))
+    whole = replace(given, text="Dr. Lund changed Ines Paredes's inhaler, she is on Brevora now.", to_question=0.45)
+    assert newest_first([old, clause, whole]) == [2, 1, 0]
 
 
 def test_a_fields_label_is_no_name_but_a_speakers_label_is() -> None:

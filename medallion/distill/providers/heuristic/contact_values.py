@@ -37,7 +37,9 @@ _OWNED = re.compile(r"(?P<owner>\b(?:my|his|her|their)|\b[A-Z][\w-]+(?:\s+[A-Z][
 # a contact that is not the person's own: another slot, left to the rules
 _QUALIFIED = re.compile(r"\b(?:work|office|desk|fax|landline|home|business|emergency|support|company|main|"
                         r"direct|team|front|reception|account|order|ticket|case|policy|tracking|reference|"
-                        r"invoice|room|flight|booking|serial|license|licence|tax|id)\b", re.I)
+                        r"invoice|room|flight|booking|serial|license|licence|tax|id|social|security|insurance|"
+                        r"national|passport|card|bank|routing|iban|pin|registration|vat|member(?:ship)?|customer|"
+                        r"confirmation|seat|badge|student|employee|patient|staff|model|part|version)\b", re.I)
 _REACH_ME = re.compile(r"\b(?:reach|call|text|ring|message|contact|whatsapp|email|e-mail)\s+me\b", re.I)
 _IMPERATIVE = re.compile(r"^\W*(?:please\s+)?(?:call|ring|text|phone|dial|email|e-mail|contact|reach)\b", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I’m|I've|I’ve|my|me|mine)\b")
