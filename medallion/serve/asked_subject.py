@@ -179,19 +179,7 @@ def first_mention(text: str, known: Iterable[frozenset[str]] = ()) -> Mention | 
             found.append((start, 2, Mention(name=max(whole, key=len))))
             break
         before = word
-    owner = _OPENING_OWNER.match(text)  # "Joris's birthday is in August, mine's in May": Joris first
-    if owner is not None and not _tokens(owner.group("who")) & (_NOT_NAMES | _CALENDAR):
-        found.append((owner.start("who"), 3, Mention(name=_tokens(owner.group("who")))))
     return min(found, key=lambda f: (f[0], f[1]))[2] if found else None
-
-
-# A capitalised name that opens a text as the owner of what it says, and words of the calendar that do so
-# without being anyone ("Monday's standup").
-_OPENING_OWNER = re.compile(r"^\W*(?P<who>[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?)['’]s?\s")
-_CALENDAR = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
-                       "february", "march", "april", "may", "june", "july", "august", "september", "october",
-                       "november", "december", "tomorrow", "tonight", "week", "month", "year", "everyone",
-                       "nobody", "someone", "today", "yesterday"))
 
 
 def rank(question: Asked, mention: Mention | None, speaker: str | None, others: bool = False) -> int:
