@@ -253,6 +253,7 @@ def first_within_event(results: list[dict[str, Any]], question: Asked, ranked: S
 
 
 _OPENING_NAME = re.compile(r"\W*([A-Z][^\W\d_]+)")
+_OPENING_RUN = re.compile(r"\W*([A-Z][^\W\d_]*(?:\s+[A-Z][^\W\d_]*)*)")
 
 
 def _narrows(outer: str, inner: str, question: Asked) -> bool:
@@ -263,6 +264,14 @@ def _narrows(outer: str, inner: str, question: Asked) -> bool:
     if not inner or inner == outer.strip() or inner not in outer:
         return False
     asked_words = frozenset().union(*question.names) if question.names else frozenset()
+    # the outer text opens with someone else, whom the part leaves out ("Benedikt Sorel's licence …; Ama
+    # Quartey's in October."); a text that opens with the asked subject is about them, its value whole
+    # ("Walter Chrysler's child is Charles Frederick, Duke of Holstein-Gottorp.")
+    lead = _OPENING_RUN.match(outer)
+    lead_words = _tokens(lead.group(1)) - _NOT_NAMES if lead else frozenset()
+    if not lead_words or lead_words <= _tokens(inner) or any(
+            n and (n <= lead_words or lead_words <= n) for n in question.names):
+        return False
     opening = _OPENING_NAME.match(inner)
     # the part opens with the asked subject, or with one word of an asked name the outer text gives whole
     # ("Cosmo 16 kg." of "Twins Ada and Cosmo Renwick seen today: Ada weighs 14 kg, Cosmo 16 kg.")

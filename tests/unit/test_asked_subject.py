@@ -138,6 +138,11 @@ def test_of_a_text_naming_two_people_its_part_about_the_asked_one_represents_the
              _result("part", 1, "Ilkka Vaara's permit ends in July,", 0.4)]
     kept = first_within_event(alone, question, ranks(alone, question, {}, [ilkka]))
     assert [r["chunk_id"] for r in kept] == ["all", "part"]
+    # a text that opens with the asked person keeps its value whole, names and all
+    titled = [_result("all", 1, "Ilkka Vaara's guardian is Maelle Dorn, Countess of Vire.", 0.5),
+              _result("part", 1, "Ilkka Vaara's guardian is Maelle Dorn,", 0.4)]
+    kept = first_within_event(titled, question, ranks(titled, question, {}, [ilkka]))
+    assert [r["chunk_id"] for r in kept] == ["all", "part"]
 
 
 def test_a_question_that_names_nobody_moves_nothing() -> None:
