@@ -163,14 +163,21 @@ class Session:
         cap = self.check_token()
         return ["*"] if cap is None else list(cap.namespaces)
 
+    def authorize_verb(self, verb: str) -> capabilities.Capability | None:
+        """The caller's capability when it allows ``verb`` in some namespace (None: the local admin).
+
+        For a call that names no namespace of its own (``ingest``: each line names its own, checked
+        line by line against the same capability).
+        """
+        cap = self.check_token()
+        if cap is not None and verb not in cap.verbs:
+            raise Denied(f"this capability does not allow '{verb}' (it allows {', '.join(cap.verbs)})")
+        return cap
+
     def readable(self, verb: str) -> list[str]:
         """The namespaces the caller may use ``verb`` in ('*' for the local admin)."""
-        cap = self.check_token()
-        if cap is None:
-            return ["*"]
-        if verb not in cap.verbs:
-            raise Denied(f"this capability does not allow '{verb}'")
-        return list(cap.namespaces)
+        cap = self.authorize_verb(verb)
+        return ["*"] if cap is None else list(cap.namespaces)
 
     @contextmanager
     def scope(self, namespaces: Sequence[str]) -> Iterator[psycopg.Connection]:

@@ -74,9 +74,7 @@ class Writes(Session):
         per-line outcome. ``progress(done, total)`` is called after each batch.
         """
         def run() -> IngestResult:
-            cap = self.check_token()
-            if cap is not None and "remember" not in cap.verbs:
-                raise Denied("this capability may not write events (it lacks the remember verb)")
+            cap = self.authorize_verb("remember")
             return ingest_jsonl(self.engine, data, origin=origin, max_content_bytes=self.settings.max_content_bytes,
                                 batch_size=batch_size, progress=progress, **_limits(cap))
         return self.call("ingest", None, origin, run, logged=lambda _: [])

@@ -103,6 +103,15 @@ def _check_cli_param(command: Any, request: type[verbs.Request], field: dataclas
         assert (getattr(param, "help", None) or "").startswith(spec.help), (where, field.name)
     low, high = getattr(param, "min", None), getattr(param, "max", None)
     assert (low, high) == (spec.ge, spec.le), (where, field.name)
+    if field.default not in (dataclasses.MISSING, None):  # the CLI's default is the request's; a negated flag's
+        # is its opposite, and a None the request fills in itself may be given by the CLI ("cli" as the source)
+        wanted = (not field.default) if spec.cli_flag else field.default
+        assert param.default == wanted, (where, field.name, param.default, wanted)
+
+
+def test_every_request_with_cli_fields_has_its_cli_command_listed_here() -> None:
+    with_cli = {r for r in verbs.REQUESTS if verbs.fields_on(r, verbs.CLI)}
+    assert with_cli - set(CLI_COMMANDS) - {verbs.Overlay} == set()  # the overlay's actions: OVERLAY_ACTIONS
 
 
 def test_every_cli_command_takes_its_requests_fields_with_their_help_and_bounds() -> None:
