@@ -74,6 +74,10 @@ _NOT_SUBJECT = re.compile(r"(?::|\b(?i:to|at|in|into|with|from|for|of|by|about|n
 _BARE_KIN = re.compile(r"(?:^|(?<=[,;:.!?]\s)|(?<=\band\s)|(?<=\bbut\s))(?P<kin>(?i:mum|mom|dad|grandma|grandpa|"
                        r"nan|nana|granny))\b(?!\s*(?:and|&)\s+(?:I|i|me)\b)")
 # A third person as the object of what the speaker did ("we moved him to Ashgrove", "took them to the vet").
+# A relative who only passes news on: "rang", "called to say", "emailed:", "says", "let us know"
+_TELLS = re.compile(r"\s+(?:(?i:just|also|has|had)\s+)?(?i:rang|phoned|called|rung|emailed|e-mailed|texted|wrote|"
+                    r"messaged|says|said|asked|asks|told\s+us|tells\s+us|let\s+us\s+know|confirmed|mentioned|"
+                    r"informed\s+us|reported|reports|got\s+in\s+touch)\b")
 _THIRD = re.compile(r"\b(?:him|them)\b", re.IGNORECASE)
 _WITH_ME = re.compile(r"\s*,?\s*(?:and|&)\s+(?:I|i|me|myself)\b")
 _PREPOSITIONS = frozenset((
@@ -98,6 +102,7 @@ class Mention:
     owner: str | None = None
     name: frozenset[str] = frozenset()  # the tokens of the name (beside the noun, or on its own)
     self: bool = False
+    tells: bool = False  # the relative only passes something on ("Tamsin's mum rang - ...", "his dad emailed:")
 
 
 @dataclass(frozen=True)
@@ -118,6 +123,11 @@ class Asked:
 
 def _tokens(text: str) -> frozenset[str]:
     return frozenset(w.casefold() for w in _WORD.findall(text))
+
+
+def _owner_words(owner: str | None) -> frozenset[str]:
+    """The tokens of a relative's owner without the possessive: "Tamsin Awolowo's" → tamsin, awolowo."""
+    return frozenset(w.casefold().split("'")[0].split("’")[0] for w in _WORD.findall(owner or ""))
 
 
 def _noun(kin: str) -> str:
@@ -162,7 +172,8 @@ def first_mention(text: str, known: Iterable[frozenset[str]] = ()) -> Mention | 
         found.append((kin.start(), 0, Mention(self=True)))  # "my wife and I moved": the speaker is a subject
     elif kin is not None:
         found.append((kin.start(), 0, Mention(kin=_noun(kin.group("kin")), owner=kin.group("owner"),
-                                              name=_tokens(kin.group("name") or ""))))
+                                              name=_tokens(kin.group("name") or ""),
+                                              tells=bool(_TELLS.match(text, kin.end())))))
     bare = _BARE_KIN.search(text)
     if bare is not None:
         found.append((bare.start(), 0, Mention(kin=_noun(bare.group("kin")), owner="my")))
@@ -205,7 +216,10 @@ def rank(question: Asked, mention: Mention | None, speaker: str | None, others: 
     def is_asked(words: frozenset[str]) -> bool:
         return bool(words) and any(n and n <= words for n in question.names)
     if mention.kin is not None:  # "my brother Theo" is Theo, "her brother Otto" Otto Tolliver; "my sister" no one asked
-        return 0 if mention.name and any(n and (n <= mention.name or mention.name <= n) for n in question.names) else 2
+        if mention.name and any(n and (n <= mention.name or mention.name <= n) for n in question.names):
+            return 0
+        # "Tamsin's mum rang: ..." passes on news of its owner, the asked subject, whom it may be about
+        return 1 if mention.tells and not mention.name and is_asked(_owner_words(mention.owner)) else 2
     if mention.self:
         return (0 if is_asked(speaker_words) else 2) if speaker_words else 1
     return 0 if any(mention.name <= n or n <= mention.name for n in question.names if n) else 2

@@ -85,6 +85,11 @@ def test_first_mention(text: str, mention: Mention | None) -> None:
     ("Who is Liesel's landlord?", "my landlord is Mr. Voss", "liesel", 0),
     ("Who is Liesel's landlord?", "i rent from Voss Properties now", "liesel", 0),
     ("Who is Liesel's landlord?", "my sister Ilse is visiting", "liesel", 2),
+    # a relative who passes news of the asked person on: the news may be about her
+    ("Who is Liesel's dentist?", "Liesel's mum rang - her dentist is Dr. Haas from now on", None, 1),
+    ("Who is Liesel's dentist?", "Liesel's mum emailed: new dentist is Dr. Haas", None, 1),
+    ("How old is Liesel?", "Liesel's brother is 38", None, 2),  # about the brother himself
+    ("How old is Liesel?", "Konrad's mum rang to say she is 70", None, 2),  # someone else's relative
 ])
 def test_rank(question: str, text: str, speaker: str | None, expected: int) -> None:
     found = asked(question, [LIESEL] if "Liesel" in question else [])
