@@ -99,11 +99,11 @@ def _rows_search(d: dict[str, Any]) -> list[list[str]]:
     p4, p5 = d["P4"], d["P5"]
     return [
         ["P4", f"search p50 at {p4['facts']:,} facts in one namespace (synthetic ledger; query vector cached)",
-         "≤ 15 ms and ≤ 2 × bare pgvector",
+         f"≤ {p4.get('target_search_p50_ms', 15)} ms and ≤ 2 × bare pgvector",
          f"{p4['search_ms']['p50']:.2f} ms; bare HNSW {p4['bare_pgvector_ms']['p50']:.2f} ms; "
          f"ratio {p4['ratio_search_p50_over_bare_p50']:.1f}",
-         _verdict(p4["search_ms"]["p50"] <= 15) + (" (ms); ratio **short**" if p4["ratio_search_p50_over_bare_p50"] > 2
-                                                   else "")],
+         _verdict(p4["search_ms"]["p50"] <= p4.get("target_search_p50_ms", 15))
+         + (" (ms); ratio **short**" if p4["ratio_search_p50_over_bare_p50"] > 2 else "")],
         ["P5", "`current()` point lookup p50", "≤ 2 ms", f"{p5['current_ms']['p50']:.2f} ms",
          _verdict(p5["current_ms"]["p50"] <= 2)],
     ]

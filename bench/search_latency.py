@@ -73,6 +73,9 @@ FACT_COLUMNS = (
     ("fingerprint", "text"), ("embedding", "vector"),
 )
 
+# P4: the specification asks for ≤ 15 ms at 100k facts; issue 33 tightened it to ≤ 12 ms.
+TARGET_MS = 12
+
 
 def load_ledger(conn, admin, settings, n_facts: int, real_embeddings: int, seed: int) -> dict:
     """Land the Bronze events, insert entities and facts (binary COPY), build indexes, analyse."""
@@ -397,8 +400,8 @@ def main() -> None:
                                              "queries": min(ENCODE_PASS, len(queries)), "passes": 1},
             "bare_pgvector_ms": med["bare"], "bare_uses_hnsw_index": bare_uses_hnsw,
             "ratio_search_p50_over_bare_p50": round(ratio, 3),
-            "target_search_p50_ms": 15, "target_ratio": 2.0,
-            "meets_target": med["search"]["p50"] <= 15 and ratio <= 2.0,
+            "target_search_p50_ms": TARGET_MS, "specification_target_search_p50_ms": 15, "target_ratio": 2.0,
+            "meets_target": med["search"]["p50"] <= TARGET_MS and ratio <= 2.0,
             "recall_sanity_top10": round(median(recalls), 3), "bare_recall_top10": round(median(bare_recalls), 3),
             "query_encode_ms_batched": round(encode_ms_per_query, 3),
         },
@@ -439,7 +442,8 @@ def main() -> None:
     for key, value in breakdown.items():
         print(f"  {key:<58}{value}")
     print()
-    print(f"P4 search p50 {med['search']['p50']:.2f} ms (target ≤ 15), ÷ bare p50 {med['bare']['p50']:.2f} ms = "
+    print(f"P4 search p50 {med['search']['p50']:.2f} ms (target ≤ {TARGET_MS}), "
+          f"÷ bare p50 {med['bare']['p50']:.2f} ms = "
           f"{ratio:.2f} (target ≤ 2) -> {'PASS' if result['P4']['meets_target'] else 'FAIL'}")
     print(f"   recall sanity: source fact in search top-10 for {result['P4']['recall_sanity_top10']:.1%} of queries "
           f"(bare vector top-10: {result['P4']['bare_recall_top10']:.1%})")

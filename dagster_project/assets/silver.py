@@ -152,7 +152,7 @@ def _partition_metadata(name: str, counts: dict, recent: list) -> dict:
 
 # what decides the rows: the engine's derivation and its reading of English (with the vocabulary seeds),
 # its model cards and prompts
-CODE_VERSION = code_version("medallion/silver", "medallion/distill", "model_configs", "dbt_project/seeds")
+CODE_VERSION = code_version("medallion/silver", "medallion/distill", "dbt_project/seeds")
 
 
 @dg.graph_multi_asset(

@@ -51,7 +51,7 @@ from medallion.settings import Settings
 
 log = logging.getLogger(__name__)
 
-MODELS = Path(__file__).resolve().parents[2] / "model_configs"
+MODELS = Path(__file__).resolve().parent / "model_configs"  # package data: the wheel ships it
 
 BACKOFF_BASE_SECONDS = 0.2
 BACKOFF_CAP_SECONDS = 2.0

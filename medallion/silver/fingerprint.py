@@ -12,10 +12,10 @@ from pathlib import Path
 
 import yaml
 
-from medallion.distill import predicates, vocabulary
+from medallion.distill import llm, predicates, vocabulary
 from medallion.settings import Settings
 
-MODELS = Path(__file__).resolve().parents[2] / "model_configs"
+MODELS = llm.MODELS  # the model cards and prompts (package data)
 ENGINE = Path(__file__).resolve().parents[1]  # medallion/: module paths below are relative to it
 # Bump when the deriving code changes meaning in a way the card/prompt hashes cannot see.
 CODE_VERSION = "silver-2"

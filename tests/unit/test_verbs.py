@@ -114,6 +114,33 @@ def test_every_request_with_cli_fields_has_its_cli_command_listed_here() -> None
     assert with_cli - set(CLI_COMMANDS) - {verbs.Overlay} == set()  # the overlay's actions: OVERLAY_ACTIONS
 
 
+def test_the_engines_search_request_takes_the_search_verbs_fields_and_defaults() -> None:
+    """serve/search.py's SearchRequest is what the engine searches with; the verb's request is what callers
+    give. Every field but the answer's shape (``detail``) passes from one to the other unchanged."""
+    from medallion.serve.search import SearchRequest
+
+    engine = {f.name: f.default for f in dataclasses.fields(SearchRequest)}
+    verb = {f.name: f.default for f in verbs.fields_on(verbs.Search, verbs.API) if f.name != "detail"}
+    assert engine == verb
+
+
+# CLI parameters that belong to the surface, not to a request: the output format, and the admin's wider
+# erasure scopes (an event by its key, an actor's or a namespace's events),
+# which only the CLI offers (bronze/erasure.py; the verb erases one event)
+CLI_ONLY = frozenset({"as_json"})
+CLI_ONLY_OF = {verbs.RequestErasure: frozenset({"namespace", "source", "source_event_id", "actor", "all_events"})}
+
+
+def test_every_cli_parameter_is_a_requests_field_or_the_surfaces_own() -> None:
+    for request, path in CLI_COMMANDS.items():
+        command = _command(path)
+        fields = verbs.fields_on(request, verbs.CLI)
+        declared = {f.metadata["doc"].cli_flag or f.name for f in fields} | {CLI_RENAMED.get(f.name, f.name)
+                                                                            for f in fields}
+        extra = {p.name for p in command.params} - declared - CLI_ONLY - CLI_ONLY_OF.get(request, frozenset())
+        assert not extra, f"{' '.join(path)}: {sorted(extra)} are declared by no request"
+
+
 def test_every_cli_command_takes_its_requests_fields_with_their_help_and_bounds() -> None:
     for request, path in CLI_COMMANDS.items():
         command = _command(path)

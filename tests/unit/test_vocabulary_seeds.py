@@ -24,6 +24,20 @@ def test_the_package_declares_its_seeds_as_package_data() -> None:
         assert any(fnmatch.fnmatch(path, p) for p in patterns), f"{path} is not package data"
 
 
+def test_the_package_ships_its_model_cards_and_prompts() -> None:
+    """The model cards (``distill/model_configs/*.yaml``) and the prompts they name are read at run
+    time by the LLM client and the fingerprint; an installed wheel has no repository around it."""
+    from medallion.distill import llm
+
+    patterns = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["medallion"]
+    assert llm.MODELS.resolve().is_relative_to(REPO / "medallion")
+    files = [p for p in llm.MODELS.rglob("*") if p.is_file()]
+    assert any(p.suffix == ".yaml" for p in files) and any(p.parent.name == "prompts" for p in files)
+    for file in files:
+        path = file.relative_to(REPO / "medallion").as_posix()
+        assert any(fnmatch.fnmatch(path, p) for p in patterns), f"{path} is not package data"
+
+
 def test_dbt_loads_the_same_seed_files_the_engine_reads() -> None:
     """``dbt_project/seeds/`` holds links to the package's seeds: one copy of each file."""
     for name in ENGINE_SEEDS:
