@@ -175,6 +175,22 @@ def test_s1_a_proper_adjective_after_the_attribute_of_x_is_its_value(content: st
     assert [(f.subject, f.predicate, f.value, f.cardinality) for f in facts] == [(subject, predicate, value, "one")]
 
 
+@pytest.mark.parametrize(("content", "subject", "predicate", "value"), [
+    ("The kind of car that Bob Marsh drives is an estate.", "Bob Marsh", "drive_kind_of_car", "estate"),
+    ("The genre of books that Dana writes is crime fiction.", "Dana", "write_genre_of_books", "crime fiction"),
+    ("The car that Bob drives is a Tesla.", "Bob", "drive_car", "Tesla"),
+    ("The sort of tea that Ines Alvarez likes is rooibos.", "Ines Alvarez", "like_sort_of_tea", "rooibos"),
+])
+def test_s1_the_attribute_a_relative_clause_gives_belongs_to_the_clauses_subject(
+        content: str, subject: str, predicate: str, value: str) -> None:
+    """S1: "The kind of car that Bob drives is an estate" is Bob's, not the car's: read as the car's, every
+    person's car would be one subject and each new sentence would close another person's belief. The
+    clause may hang on "kind" or on "car", and the parser may take the names for the verb's compound;
+    the slot is the same either way."""
+    facts = DISTILLER.distill(make_event(content))
+    assert [(f.subject, f.predicate, f.value) for f in facts] == [(subject, predicate, value)]
+
+
 @pytest.mark.parametrize(("content", "not_subject"), [("They really bring so much joy into my life.", "so much joy"),
                                                     ("The kids brought some cookies to school.", "cookies")])
 def test_s1_only_a_particular_thing_takes_a_new_value(content: str, not_subject: str) -> None:

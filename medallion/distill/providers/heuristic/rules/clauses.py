@@ -122,17 +122,28 @@ def _of_object(noun: Any) -> Any:
     return next(o for p in children(noun, "prep") if p.lower_ in ("of", "for") for o in children(p, "pobj"))
 
 
+_WH = frozenset(("that", "which", "who", "whom", "where"))
+
+
 def _nested(s: Sentence, noun: Any) -> tuple[str, str] | None:
     """A relational noun whose owner is inside a relative clause or another relational noun:
     'The university where X was educated' → (X, 'educated university'), 'The company that produced
     X' → (X, 'company produced'), 'the name of the head of state in X' → (X, 'head of state')."""
-    for rel in children(noun, "relcl"):
-        subj = children(rel, "nsubj", "nsubjpass")
-        objs = children(rel, "dobj")
-        if subj and subj[0].lower_ not in ("that", "which", "who", "where") and subj[0].lower_ not in PRONOUNS:
-            return subject_name(s, subj[0]) or "", f"{rel.lemma_} {_noun_relation(s, noun)}"
-        if objs and objs[0].lower_ not in PRONOUNS:
-            return subject_name(s, objs[0]) or "", f"{_noun_relation(s, noun)} {rel.lemma_}"
+    # "The kind of car that X drives": the clause may hang on the of-object; the relation is the
+    # whole noun phrase either way ("kind of car"), so both parses give one slot
+    kinds = [o for p in children(noun, "prep") if p.lower_ == "of" for o in children(p, "pobj")]
+    relation = _noun_relation(s, noun) + "".join(f" of {_noun_relation(s, o)}" for o in kinds[:1])
+    for rel in [*children(noun, "relcl"), *(r for o in kinds[:1] for r in children(o, "relcl"))]:
+        subj = [t for t in children(rel, "nsubj", "nsubjpass") if t.lower_ not in _WH and t.lower_ not in PRONOUNS]
+        objs = [t for t in children(rel, "dobj") if t.lower_ not in _WH and t.lower_ not in PRONOUNS]
+        if subj:
+            return subject_name(s, subj[0]) or "", f"{rel.lemma_} {relation}"
+        named = sorted({t for c in children(rel, "compound") if c.tag_ in PROPER for t in c.subtree}, key=lambda t: t.i)
+        if named and rel.tag_ in ("NNS", "VBZ", "VBD", "VBP"):
+            # the parser took the names before the clause's verb for its compound ("that Ines Alvarez plays")
+            return s.text(named), f"{rel.lemma_} {relation}"
+        if objs:
+            return subject_name(s, objs[0]) or "", f"{relation} {rel.lemma_}"
     if noun.lower_ == "name":
         for prep in children(noun, "prep"):
             inner = children(prep, "pobj")
