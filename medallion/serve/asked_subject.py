@@ -280,7 +280,7 @@ def _narrows(outer: str, inner: str, question: Asked) -> bool:
     asked_words = frozenset().union(*question.names) if question.names else frozenset()
     # the outer text opens with someone else, whom the part leaves out ("Benedikt Sorel's licence …; Ama
     # Quartey's in October."); a text that opens with the asked subject is about them, its value whole
-    # ("Walter Chrysler's child is Charles Frederick, Duke of Holstein-Gottorp.")
+    # ("Ilkka Vaara's guardian is Maelle Dorn, Countess of Vire.")
     lead = _OPENING_RUN.match(outer)
     lead_words = _tokens(lead.group(1)) - _NOT_NAMES if lead else frozenset()
     if not lead_words or lead_words <= _tokens(inner) or any(
