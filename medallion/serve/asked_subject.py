@@ -184,7 +184,7 @@ def first_mention(text: str, known: Iterable[frozenset[str]] = ()) -> Mention | 
     present = {w for _, w in words}
     before = ""
     for start, word in words:
-        # a name counts when all its words are in the text: "FC" alone is not "Los Angeles FC"
+        # a name counts when all its words are in the text: "FC" alone is not "Harwick Town FC"
         whole = [n for n in known if word in n and n <= present]
         if whole and word not in _NOT_NAMES and before not in _PREPOSITIONS:
             found.append((start, 2, Mention(name=max(whole, key=len))))

@@ -117,7 +117,7 @@ def containing(spans: list[tuple[int, int]], span: tuple[int, int] | None) -> in
 
 
 def speaker(actor: str | None) -> str | None:
-    """The name a turn is spoken by: the actor without its kind prefix ("user:caroline" → "caroline")."""
+    """The name a turn is spoken by: the actor without its kind prefix ("user:rosalind" → "rosalind")."""
     if not actor:
         return None
     return actor.split(":", 1)[-1].strip() or None

@@ -1,6 +1,6 @@
 """A chunk restated to stand alone, for its index only.
 
-A turn says "I took the kids to the museum yesterday"; the question asks "When did Melanie go to the
+A turn says "I took the kids to the museum yesterday"; the question asks "When did Henrike go to the
 museum?". The words that connect them (the speaker's name, the day) are not in the turn. So each
 sentence or passage of a conversation turn or note is also *restated*: first person resolved to
 the speaker (or "we" to the team), relative dates to absolute ones, with the same rules the

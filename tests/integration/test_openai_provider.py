@@ -186,11 +186,11 @@ def test_open_vocabulary_answer(harness: Harness) -> None:
     """S1 (open predicates): a learned predicate, an inverse alias (subject and value swap into the curated
     direction), a number with its unit, a date value and a curated alias all come out as the heuristic
     shapes them."""
-    content = ("The author of Dune is Frank Herbert. Bob manages Alice. The trail is 12.5 km long. "
+    content = ("The author of Tidewater is Mara Quillon. Bob manages Alice. The trail is 12.5 km long. "
                "Atlas launched on 3 May 2021. Carol is based in Porto.")
     answer = {
         "facts": [
-            distill_fact("Dune", "author", "Frank Herbert", "The author of Dune is Frank Herbert.",
+            distill_fact("Tidewater", "author", "Mara Quillon", "The author of Tidewater is Mara Quillon.",
                          relation="The author of", cardinality="one", value_type="entity"),
             distill_fact("Bob", "manages", "Alice", "Bob manages Alice.", relation="manages", cardinality="many",
                          value_type="entity"),
@@ -211,7 +211,7 @@ def test_open_vocabulary_answer(harness: Harness) -> None:
 
     got = [(c.subject, c.predicate, c.value, c.value_type, c.object_entity, c.cardinality) for c in out]
     assert got == [
-        ("Dune", "author", "Frank Herbert", "entity", "Frank Herbert", "one"),
+        ("Tidewater", "author", "Mara Quillon", "entity", "Mara Quillon", "one"),
         ("Alice", "reports_to", "Bob", "entity", "Bob", None),  # inverse alias: X manages Y → Y reports_to X
         ("the trail", "length", {"number": 12.5, "unit": "km"}, "number", None, "one"),
         ("Atlas", "launched_on", "2021-05-03", "date", None, "one"),
@@ -516,10 +516,10 @@ def judge_sections(user: str) -> dict[str, Any]:
 def test_judge_sees_a_learned_slot(harness: Harness, cardinality: str | None, expected: tuple[str, str]) -> None:
     """S3 (open predicates): a learned predicate's slot cardinality is the distiller's hint (else the
     rule of learned predicates); a reason that does not name the slot gets the slot in front of it."""
-    cand = FactCandidate("Dune", "author", "Frank Herbert", "The author of Dune is Frank Herbert.", T0, 0.9,
-                         object_entity="Frank Herbert", value_type="entity", cardinality=cardinality,
+    cand = FactCandidate("Tidewater", "author", "Mara Quillon", "The author of Tidewater is Mara Quillon.", T0, 0.9,
+                         object_entity="Mara Quillon", value_type="entity", cardinality=cardinality,
                          relation="The author of")
-    neigh = [Neighbour("f-old", "Dune", "author", "Brian Herbert", "The author of Dune is Brian Herbert.",
+    neigh = [Neighbour("f-old", "Tidewater", "author", "Ivo Quillon", "The author of Tidewater is Ivo Quillon.",
                        T0 - timedelta(days=9), 1, 0.93, True, True)]
     answer = {"decision": "supersede", "target_fact_id": "f-old", "reason": "the value changed."}
     with FakeOpenAI(scripted(answer)) as fake:
@@ -528,7 +528,7 @@ def test_judge_sees_a_learned_slot(harness: Harness, cardinality: str | None, ex
     assert (sent["Slot"]["cardinality"], sent["Slot"]["cardinality_from"]) == expected
     assert sent["Slot"]["predicate"] == "author" and sent["Candidate"]["relation"] == "The author of"
     assert sent["Neighbours"][0]["same_slot"] is True and sent["Neighbours"][0]["predicate"] == "author"
-    assert result.reason == "(Dune, author) the value changed."
+    assert result.reason == "(Tidewater, author) the value changed."
 
 
 def test_judge_prompt_explains_slots() -> None:

@@ -29,7 +29,7 @@ TURNS = (
     ("maria", "Maria Lopez lives in Lisbon."),
     ("maria", "Maria Lopez works at Acme Corp."),
     ("maria", "Acme Corp is located in Porto."),
-    ("tom", "Tom Baker works at Acme Corp as an engineer."),
+    ("tom", "Tom Barrowby works at Acme Corp as an engineer."),
     ("maria", "Maria Lopez moved to Madrid."),
     ("maria", "Maria Lopez prefers green tea."),
     ("tom", "Honestly the weather was lovely on Sunday."),

@@ -82,11 +82,11 @@ def test_s1_confidence_tiers_and_spans() -> None:
 
 def test_s1_speaker_prefix_spans_skip_the_name() -> None:
     """S1: a speaker-prefixed line's span covers the sentence, not the "Name:" prefix."""
-    content = "Caroline: I went to a LGBTQ support group yesterday.\nMelanie: I love painting."
-    facts = DISTILLER.distill(make_event(content, actor=None, occurred=DAY_IN_2023, namespace="locomo"))
+    content = "Rosalind: I went to a choir rehearsal yesterday.\nHenrike: I love painting."
+    facts = DISTILLER.distill(make_event(content, actor=None, occurred=DAY_IN_2023, namespace="chat-export"))
     assert [(f.subject, content[f.span[0] : f.span[1]]) for f in facts] == [
-        ("Caroline", "I went to a LGBTQ support group yesterday."),
-        ("Melanie", "I love painting."),
+        ("Rosalind", "I went to a choir rehearsal yesterday."),
+        ("Henrike", "I love painting."),
     ]
 
 
@@ -132,13 +132,13 @@ def test_s1_an_adjective_about_a_relative_is_not_who_the_relative_is(content: st
 
 
 def test_s1_an_initialism_before_a_lower_case_word_does_not_end_the_sentence() -> None:
-    """S1: "The head coach of Burnley F.C. is Sean Dyche." is one sentence (split after "F.C." it was a
-    'states' fact "Is Sean Dyche"); before a capital an initialism ends one ("at 5 p.m. Then ...")."""
-    line = "The head coach of Burnley F.C. is Sean Dyche. We met at 5 p.m. Then we left."
+    """S1: "The head coach of Harwick F.C. is Oren Talby." is one sentence (split after "F.C." it was a
+    'states' fact "Is Oren Talby"); before a capital an initialism ends one ("at 5 p.m. Then ...")."""
+    line = "The head coach of Harwick F.C. is Oren Talby. We met at 5 p.m. Then we left."
     assert [line[a:b] for a, b in sentence_spans(line, 0)] == [
-        "The head coach of Burnley F.C. is Sean Dyche.", "We met at 5 p.m.", "Then we left."]
-    facts = DISTILLER.distill(make_event("The head coach of Burnley F.C. is Sean Dyche."))
-    assert [(f.subject, f.predicate, f.value) for f in facts] == [("Burnley F.C.", "head_coach", "Sean Dyche")]
+        "The head coach of Harwick F.C. is Oren Talby.", "We met at 5 p.m.", "Then we left."]
+    facts = DISTILLER.distill(make_event("The head coach of Harwick F.C. is Oren Talby."))
+    assert [(f.subject, f.predicate, f.value) for f in facts] == [("Harwick F.C.", "head_coach", "Oren Talby")]
 
 
 def test_s1_a_number_before_a_bracket_is_no_emoticon() -> None:

@@ -345,19 +345,19 @@ TABLE = [
         kind="issue",
         source="jira",
     ),
-    # speaker-prefixed lines (LoCoMo style)
+    # speaker-prefixed lines (chat-export style)
     row(
-        "speaker-prefix-locomo",
-        "Caroline: I went to a LGBTQ support group yesterday.",
-        [("Caroline", "attended", "LGBTQ support group", "2023-05-07")],
+        "speaker-prefix-chat-export",
+        "Rosalind: I went to a choir rehearsal yesterday.",
+        [("Rosalind", "attended", "choir rehearsal", "2023-05-07")],
         actor=None,
         occurred=DAY_IN_2023,
-        namespace="locomo-conv-26",
+        namespace="chat-export-1",
     ),
     row(
         "speaker-prefix-space-before-colon",
-        "Melanie : Yeah, I painted that lake sunrise last year! It's special to me.",
-        [("Melanie", "paint", "lake sunrise", "2022-05-08")],
+        "Henrike : Yeah, I painted that harbour view last year! It's special to me.",
+        [("Henrike", "paint", "harbour view", "2022-05-08")],
         actor=None,
         occurred=DAY_IN_2023,
         namespace="locomo-conv-26",

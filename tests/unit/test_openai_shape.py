@@ -111,7 +111,7 @@ def test_iso_date(text: str, expected: str | None) -> None:
         ("number", "1,5", None, ("text", "1,5")),
         ("date", "2021-05-03", None, ("date", "2021-05-03")),
         ("date", "last May", None, ("text", "last May")),
-        ("entity", "  Frank   Herbert ", None, ("entity", "Frank Herbert")),
+        ("entity", "  Mara   Quillon ", None, ("entity", "Mara Quillon")),
         ("text", 7, None, ("text", "7")),
         (None, 7, "kg", ("number", {"number": 7, "unit": "kg"})),
         ("colour", "teal", None, ("text", "teal")),
@@ -157,9 +157,9 @@ def test_slot_cardinality_sources() -> None:
     """S3: curated → the seed (whatever the hint), learned → the hint, else the learned-predicate rule."""
     curated = FactCandidate("A", "lives_in", "X", "A lives in X.", T0, 0.9, cardinality="many")
     assert slot_cardinality(curated) == ("one", "curated")
-    learned = FactCandidate("Dune", "author", "F", "s", T0, 0.9, cardinality="one")
+    learned = FactCandidate("Tidewater", "author", "F", "s", T0, 0.9, cardinality="one")
     assert slot_cardinality(learned) == ("one", "distiller hint")
-    unhinted = FactCandidate("Dune", "went_to", "Rome", "s", T0, 0.9)
+    unhinted = FactCandidate("Tidewater", "went_to", "Rome", "s", T0, 0.9)
     assert slot_cardinality(unhinted)[1] == "rule"
 
 

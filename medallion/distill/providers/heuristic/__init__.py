@@ -7,7 +7,7 @@ One Bronze event in, zero or more :class:`FactCandidate` out. The pipeline, per 
    "As an AI …" from an agent or system actor) → ``[]``.
 2. Lines. A meeting header line ``[Title - Room 101 - attendees: Alice, Bob]`` yields one
    ``attended`` fact per attendee plus ``<Title> located_in <Room>``. A line starting with a
-   speaker prefix (``Caroline: …`` / ``Caroline : …``, LoCoMo and chat-export style) sets the
+   speaker prefix (``Rosalind: …`` / ``Rosalind : …``, chat-export style) sets the
    speaker for that line, overriding the actor. Field labels (``Reporter:``, ``Note:``,
    ``Co-authored-by:`` …) are not speakers.
 3. Sentence segmentation (``.``/``!``/``?`` followed by space or end of line, abbreviations and
@@ -33,7 +33,7 @@ my / mine / myself become the speaker in ``subject`` and ``statement`` with verb
 in Berlin" → "Bob lives in Berlin."). We / us / our / "the team" / "let's" become the team only
 when it is obvious: the event's ``metadata.team``, else the namespace when it names a team
 (``team-*``). Otherwise "we" is left unresolved: no pattern fact is drawn from it and the sentence is
-kept as a ``states`` fact of the speaker ("Melanie: We went to the beach."). A clause-initial he /
+kept as a ``states`` fact of the speaker ("Henrike: We went to the beach."). A clause-initial he /
 she becomes the last person named earlier in the same event; with no antecedent the clause is dropped.
 A sentence-initial it / that / this followed by a value (not an evaluation: "It's special to me"
 stays a reaction) becomes the thing the same speaker's previous sentence named ("I got a new phone

@@ -55,7 +55,7 @@ def _adjectives(tok: Any) -> list[Any]:
 
 def reaction(s: Sentence) -> Reading | None:
     """Evaluations and feelings with nothing they are about: 'That's awesome', 'The colours look so
-    bold', 'Caroline was so happy', 'Here's a pic', 'It was a great experience'. A linking verb with
+    bold', 'Rosalind was so happy', 'Here's a pic', 'It was a great experience'. A linking verb with
     an adjective and no prepositional object anywhere, a demonstrative or dummy subject, or a
     presentational 'here is' asserts no testable relation."""
     root = s.root
@@ -421,7 +421,7 @@ def copula_value(s: Sentence) -> Reading | None:
     if root.lemma_ != "be" or not subj or subj[0].lower_ in PRONOUNS:
         return None
     owner = _owner(s, subj[0]) if subj[0].pos_ == "NOUN" else None
-    # "Caroline was 17": a named subject's bare number is an age or a count, not an amount slot
+    # "Rosalind was 17": a named subject's bare number is an age or a count, not an amount slot
     named_subject = owner is None and subj[0].pos_ != "NOUN"
     subject, relation = (owner, _noun_relation(s, subj[0])) if owner else (subject_name(s, subj[0]), "amount")
     for attr in children(root, "attr", "npadvmod", "acomp"):
@@ -458,7 +458,7 @@ def copula_place(s: Sentence) -> Reading | None:
 
 
 def verb_complement(s: Sentence) -> Reading | None:
-    """'Calvin started making music', 'Nate wants to learn the cello': a verb whose complement is
+    """'Torsten started making music', 'Nate wants to learn the cello': a verb whose complement is
     another verb; the two verbs are the relation, the complement's object the value."""
     root = s.root
     subj = children(root, "nsubj")
