@@ -1,6 +1,7 @@
 """Retrieval chunks (S7): Bronze content split into spans that keep their character offsets.
 
-Each chunk also carries a *context* (the previous turn of its thread and its speaker) that is
+Each chunk also carries a *context* (the previous turn of its thread when another speaker said it, and
+its own speaker) that is
 embedded and indexed with it but never served; see ``context_text``.
 
 A conversation turn or a note is indexed at two granularities (``unit``): its whole *passage* and,
@@ -127,10 +128,12 @@ def context_text(actor: str | None, previous: tuple[str | None, str] | None) -> 
     """A chunk's context: the previous turn of its thread ("speaker: text") and its own speaker.
 
     Embedded and indexed with the chunk, never served: an answer turn ("Yes, last May!") is found
-    by the words of the question it replies to.
+    by the words of the question it replies to. The previous turn of the same actor is left out: a
+    speaker's next note answers nothing in their last one, and carrying it lets a question about the
+    last find the next (one source's log of statements, one per event).
     """
     parts: list[str] = []
-    if previous is not None:
+    if previous is not None and previous[0] != actor:  # a reply; a speaker going on is no answer to themself
         prev_actor, prev_text = previous
         prev_text, prev_speaker = prev_text.strip()[:CONTEXT_CHARS], speaker(prev_actor)
         if prev_text:

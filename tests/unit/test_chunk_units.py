@@ -57,6 +57,16 @@ def test_only_the_passage_carries_the_previous_turn() -> None:
     assert all("Did the export ship?" not in c for c in contexts[1:])
 
 
+def test_a_turn_carries_the_previous_turn_only_when_it_replies_to_someone_else() -> None:
+    """A reply ("Yes, last May!") is found by the question it answers, so it carries the previous turn;
+    a speaker's next note ("The Harbour Room seats 12.") after their own ("Finance moved to floor 3.")
+    answers nothing there, and carrying it would let a question about the first find the second."""
+    reply = chunks.context_text("user:ines", ("user:marta", "Did the export ship?"))
+    assert reply is not None and "Did the export ship?" in reply
+    going_on = chunks.context_text("agent:desk", ("agent:desk", "Finance moved to floor 3."))
+    assert going_on == "desk:"
+
+
 def test_values_listed_without_a_verb_of_their_own_are_cut_into_clauses() -> None:
     """A sentence that lists a value per holder without a subject and verb per clause ("a ferret called
     Noodle and a gecko called Basil") is indexed clause by clause too, each clause with one value."""
