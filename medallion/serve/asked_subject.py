@@ -73,11 +73,11 @@ _NOT_SUBJECT = re.compile(r"(?::|\b(?i:to|at|in|into|with|from|for|of|by|about|n
 # Relatives one names without an owner, as a name ("dad moved to Galway", "mum's in Cork"): the speaker's.
 _BARE_KIN = re.compile(r"(?:^|(?<=[,;:.!?]\s)|(?<=\band\s)|(?<=\bbut\s))(?P<kin>(?i:mum|mom|dad|grandma|grandpa|"
                        r"nan|nana|granny))\b(?!\s*(?:and|&)\s+(?:I|i|me)\b)")
-# A third person as the object of what the speaker did ("we moved him to Ashgrove", "took them to the vet").
 # A relative who only passes news on: "rang", "called to say", "emailed:", "says", "let us know"
 _TELLS = re.compile(r"\s+(?:(?i:just|also|has|had)\s+)?(?i:rang|phoned|called|rung|emailed|e-mailed|texted|wrote|"
                     r"messaged|says|said|asked|asks|told\s+us|tells\s+us|let\s+us\s+know|confirmed|mentioned|"
                     r"informed\s+us|reported|reports|got\s+in\s+touch)\b")
+# A third person as the object of what the speaker did ("we moved him to Ashgrove", "took them to the vet").
 _THIRD = re.compile(r"\b(?:him|them)\b", re.IGNORECASE)
 _WITH_ME = re.compile(r"\s*,?\s*(?:and|&)\s+(?:I|i|me|myself)\b")
 _PREPOSITIONS = frozenset((
@@ -125,9 +125,14 @@ def _tokens(text: str) -> frozenset[str]:
     return frozenset(w.casefold() for w in _WORD.findall(text))
 
 
+def _bare(word: str) -> str:
+    """A word in lower case without a possessive or contraction: "Awolowo's" → awolowo."""
+    return word.casefold().split("'")[0].split("’")[0]
+
+
 def _owner_words(owner: str | None) -> frozenset[str]:
     """The tokens of a relative's owner without the possessive: "Tamsin Awolowo's" → tamsin, awolowo."""
-    return frozenset(w.casefold().split("'")[0].split("’")[0] for w in _WORD.findall(owner or ""))
+    return frozenset(_bare(w) for w in _WORD.findall(owner or ""))
 
 
 def _noun(kin: str) -> str:
@@ -180,7 +185,7 @@ def first_mention(text: str, known: Iterable[frozenset[str]] = ()) -> Mention | 
     me = _SELF.search(text)
     if me is not None:
         found.append((me.start(), 1, Mention(self=True)))
-    words = [(m.start(), m.group(0).casefold().split("'")[0].split("’")[0]) for m in _WORD.finditer(text)]
+    words = [(m.start(), _bare(m.group(0))) for m in _WORD.finditer(text)]
     present = {w for _, w in words}
     before = ""
     for start, word in words:

@@ -228,11 +228,11 @@ def test_overlays_ingested_with_a_token_need_its_verb_and_its_principal(run, tmp
     code, out, _ = run("ingest", str(path), "--json", token=editor["token"])
     summary = json.loads(out)
     assert summary["inserted"] == 1 and summary["duplicate"] == 1  # line 3, its own principal; line 4 again
+    reasons = {r["line"]: r["reason"] for r in summary["rejects"]}
+    assert set(reasons) == {1, 2} and all("must name its principal 'user:ed'" in r for r in reasons.values())
     _, reader, _ = _grant(run, "-n", "team-a", "--verbs", "read,search", "--principal", "user:rita")
     code, _, err = run("ingest", str(path), token=reader["token"])  # the same verb check as remember's
     assert code == 2 and "does not allow 'remember' (it allows read, search)" in err
-    reasons = {r["line"]: r["reason"] for r in summary["rejects"]}
-    assert set(reasons) == {1, 2} and all("must name its principal 'user:ed'" in r for r in reasons.values())
 
 
 def test_timestamp_options_take_iso_8601_with_an_offset_or_fail_in_one_sentence(run, tmp_path: Path) -> None:

@@ -92,10 +92,16 @@ def test_a_method_that_drifts_from_its_request_is_refused_at_import() -> None:
             """A list without its subject filter."""
 
 
+def _cli_name(request: type[verbs.Request], field: dataclasses.Field[Any]) -> str:
+    """The CLI parameter standing for ``field``: its negated flag, its renamed option, or its own name."""
+    spec: verbs.Doc = field.metadata["doc"]
+    return spec.cli_flag or (CLI_RENAMED.get(field.name) if request is verbs.RequestErasure else None) or field.name
+
+
 def _check_cli_param(command: Any, request: type[verbs.Request], field: dataclasses.Field[Any],
                      where: str) -> None:
     spec: verbs.Doc = field.metadata["doc"]
-    name = spec.cli_flag or (CLI_RENAMED.get(field.name) if request is verbs.RequestErasure else None) or field.name
+    name = _cli_name(request, field)
     params = {p.name: p for p in command.params}
     assert name in params, f"{where}: {field.name} has no CLI parameter {name}"
     param = params[name]
@@ -125,8 +131,8 @@ def test_the_engines_search_request_takes_the_search_verbs_fields_and_defaults()
 
 
 # CLI parameters that belong to the surface, not to a request: the output format, and the admin's wider
-# erasure scopes (an event by its key, an actor's or a namespace's events),
-# which only the CLI offers (bronze/erasure.py; the verb erases one event)
+# erasure scopes (an event by its key, an actor's or a namespace's events), which only the CLI offers
+# (bronze/erasure.py; the verb erases one event)
 CLI_ONLY = frozenset({"as_json"})
 CLI_ONLY_OF = {verbs.RequestErasure: frozenset({"namespace", "source", "source_event_id", "actor", "all_events"})}
 
@@ -134,9 +140,7 @@ CLI_ONLY_OF = {verbs.RequestErasure: frozenset({"namespace", "source", "source_e
 def test_every_cli_parameter_is_a_requests_field_or_the_surfaces_own() -> None:
     for request, path in CLI_COMMANDS.items():
         command = _command(path)
-        fields = verbs.fields_on(request, verbs.CLI)
-        declared = {f.metadata["doc"].cli_flag or f.name for f in fields} | {CLI_RENAMED.get(f.name, f.name)
-                                                                            for f in fields}
+        declared = {_cli_name(request, f) for f in verbs.fields_on(request, verbs.CLI)}
         extra = {p.name for p in command.params} - declared - CLI_ONLY - CLI_ONLY_OF.get(request, frozenset())
         assert not extra, f"{' '.join(path)}: {sorted(extra)} are declared by no request"
 

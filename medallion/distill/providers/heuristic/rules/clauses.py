@@ -131,9 +131,9 @@ def _nested(s: Sentence, noun: Any) -> tuple[str, str] | None:
     X' → (X, 'company produced'), 'the name of the head of state in X' → (X, 'head of state')."""
     # "The kind of car that X drives": the clause may hang on the of-object; the relation is the
     # whole noun phrase either way ("kind of car"), so both parses give one slot
-    kinds = [o for p in children(noun, "prep") if p.lower_ == "of" for o in children(p, "pobj")]
-    relation = _noun_relation(s, noun) + "".join(f" of {_noun_relation(s, o)}" for o in kinds[:1])
-    for rel in [*children(noun, "relcl"), *(r for o in kinds[:1] for r in children(o, "relcl"))]:
+    kind = next((o for p in children(noun, "prep") if p.lower_ == "of" for o in children(p, "pobj")), None)
+    relation = _noun_relation(s, noun) + (f" of {_noun_relation(s, kind)}" if kind is not None else "")
+    for rel in [*children(noun, "relcl"), *(children(kind, "relcl") if kind is not None else [])]:
         subj = [t for t in children(rel, "nsubj", "nsubjpass") if t.lower_ not in _WH and t.lower_ not in PRONOUNS]
         objs = [t for t in children(rel, "dobj") if t.lower_ not in _WH and t.lower_ not in PRONOUNS]
         if subj:
