@@ -6,8 +6,9 @@ written by someone else. ``tests/heldout_cases.py`` holds cases written elsewher
 this module is the one place that loads them and decides whether each holds, and prints both sets
 side by side so a change that helps the one set and not the other shows. The development cases
 written in the held-out format (``tests/development_cases.py``, tuned on) are printed beside them too,
-and so are a second, a third, a fourth and a fifth writer's (``tests/second_writer_cases.py``,
-``tests/third_writer_cases.py``, ``tests/fourth_writer_cases.py``, ``tests/fifth_writer_cases.py``:
+and so are a second, a third, a fourth, a fifth and a sixth writer's (``tests/second_writer_cases.py``,
+``tests/third_writer_cases.py``, ``tests/fourth_writer_cases.py``, ``tests/fifth_writer_cases.py``,
+``tests/sixth_writer_cases.py``:
 written without reading the code, measured once before any rule was tuned on them, tuned on since).
 
 Loading: every case in its own namespace; its events remembered in order through
@@ -245,6 +246,13 @@ def main() -> None:
         sets["development (fifth writer)"] = fifth["totals"]
         result["development_fifth_writer"] = {
             "totals": fifth["totals"], "failed": [r["id"] for r in fifth["cases"] if not r["passed"]]}
+        # the sixth writer's cases (tests/sixth_writer_cases.py): first measured before any rule used them
+        from tests.sixth_writer_cases import CASES as SIXTH
+
+        sixth = run_heldout(SIXTH, failures_only=True)
+        sets["development (sixth writer)"] = sixth["totals"]
+        result["development_sixth_writer"] = {
+            "totals": sixth["totals"], "failed": [r["id"] for r in sixth["cases"] if not r["passed"]]}
     print()
     print(side_by_side(sets))
     if args.json:

@@ -1,0 +1,826 @@
+"""Development cases by a sixth writer, in the held-out format (see bench/heldout.py): 30 updates, 15
+two-subject turns and 15 forget requests, in chat, note and ticket form.
+
+Written in one sitting by a helper session that had read neither the engine's code nor any other case
+file. Invented people, places and products; no benchmark phrasing. First measured before any rule was
+changed for them (2026-12-07, on 7e4e518): 45 of 60 (updates 25/30, two subjects 12/15, forget 8/15),
+where the held-out set gave 47 of 60 on the same build. Rules may be built from their failures since:
+a development set.
+"""
+
+from __future__ import annotations
+
+from tests.heldout_cases import HeldOut, Turn
+
+CASES: list[HeldOut] = [
+    # ------------------------------------------------------------------ updates: chat
+    HeldOut(
+        id="sixth-update-chat-new-job",
+        kind="update",
+        form="chat",
+        events=(
+            Turn("user:ysolde", "hey so i work at Brindlewick Analytics, mostly building dashboards lol"),
+            Turn("user:ysolde", "my cat knocked the monstera over AGAIN 🙄 soil everywhere"),
+            Turn("user:ysolde", "ok big news!! started at Quorvane last monday, first week was a blur"),
+        ),
+        question="Where does Ysolde work?",
+        expect=("quorvane",),
+        reject=("brindlewick",),
+    ),
+    HeldOut(
+        id="sixth-update-chat-moved-city",
+        kind="update",
+        form="chat",
+        events=(
+            Turn("user:tamrik", "I live in Varnholt, like 10 min walk from the river"),
+            Turn("user:tamrik", "anyone know a decent bike shop? back wheel is bent"),
+            Turn("user:tamrik",
+                 "finally unpacked the last box. I'm in Quillerby now, flat is tiny but the view is unreal"),
+        ),
+        question="Which town does Tamrik live in?",
+        expect=("quillerby",),
+        reject=("varnholt",),
+    ),
+    HeldOut(
+        id="sixth-update-chat-number-pronoun",
+        kind="update",
+        form="chat",
+        events=(
+            Turn("user:orvenna", "my number is 07314489021 if the courier needs to call"),
+            Turn("user:orvenna", "parcel came, thx"),
+            Turn("user:orvenna", "dropped my phone in the canal 😩 got a new number. it's 07958812034"),
+        ),
+        question="What is Orvenna's phone number?",
+        expect=("07958812034",),
+        reject=("07314489021",),
+    ),
+    HeldOut(
+        id="sixth-update-chat-email",
+        kind="update",
+        form="chat",
+        events=(
+            Turn("user:breccan", "best way to reach me is breccan.quist@marrowlink.net"),
+            Turn("user:breccan", "Reminder to self: renew the allotment permit before friday"),
+            Turn("user:breccan",
+                 "heads up, use bq@tessaroo.org from now on, the other inbox is full of spam and i gave up on it"),
+        ),
+        question="What email address does Breccan use?",
+        expect=("tessaroo",),
+        reject=("marrowlink",),
+    ),
+    HeldOut(
+        id="sixth-update-chat-new-partner",
+        kind="update",
+        form="chat",
+        events=(
+            Turn("user:jorunel", "my boyfriend Castabel is cooking tonight, wish me luck"),
+            Turn("user:jorunel", "we broke up. it's fine. honestly it's fine"),
+            Turn("assistant:bot", "That sounds hard. I'm here if you want to talk."),
+            Turn("user:jorunel",
+                 "update on the love life lol: my partner Odalric and I just moved in together, he's a carpenter so "
+                 "the shelves are finally level 😄"),
+        ),
+        question="Who is Jorunel's partner?",
+        expect=("odalric",),
+        reject=("castabel",),
+    ),
+    HeldOut(
+        id="sixth-update-chat-fav-band",
+        kind="update",
+        form="chat",
+        events=(
+            Turn("user:pellam", "fav band rn is Glasswhistle, had them on repeat all week"),
+            Turn("user:pellam", "gig tickets are so expensive now smh"),
+            Turn("user:pellam", "can't stop listening to Murrowgate these days, new favourite for sure 🎧"),
+        ),
+        question="What is Pellam's favourite band?",
+        expect=("murrowgate",),
+        reject=("glasswhistle",),
+    ),
+    HeldOut(
+        id="sixth-update-chat-car",
+        kind="update",
+        form="chat",
+        events=(
+            Turn("user:quenby", "I drive a Korvexa Lumen, it's ancient but never lets me down"),
+            Turn("user:quenby", "the clutch finally went. ugh"),
+            Turn("user:quenby", "traded it in in the end. ended up going with a Selvarn Tidewagon, fully electric 🔌"),
+        ),
+        question="What car does Quenby drive?",
+        expect=("tidewagon",),
+        reject=("korvexa",),
+    ),
+    HeldOut(
+        id="sixth-update-chat-bank",
+        kind="update",
+        form="chat",
+        events=(
+            Turn("user:zavrina", "my salary gets paid into Marlowen Bank"),
+            Turn("user:zavrina", "the bakery on my street closed :( no more cinnamon knots"),
+            Turn("user:zavrina",
+                 "moved all my accounts over to Fennick Mutual, way lower fees and the app actually works"),
+        ),
+        question="Which bank does Zavrina use?",
+        expect=("fennick",),
+        reject=("marlowen",),
+    ),
+    HeldOut(
+        id="sixth-update-chat-pet-died-new-pet",
+        kind="update",
+        form="chat",
+        events=(
+            Turn("user:merriwen", "my dog Pumbril turned 12 today! slow but so happy"),
+            Turn("user:merriwen", "we lost Pumbril on sunday. house is so quiet"),
+            Turn("assistant:bot", "I'm so sorry. Twelve years is a lot of love. 💛"),
+            Turn("user:merriwen",
+                 "brought home a rescue pup this weekend, we named her Wickett 🐶 she chews everything"),
+        ),
+        question="What is the name of Merriwen's dog?",
+        expect=("wickett",),
+        reject=("pumbril",),
+    ),
+    HeldOut(
+        id="sixth-update-chat-three-teams",
+        kind="update",
+        form="chat",
+        events=(
+            Turn("user:idrisa", "I play five-a-side for the Rustwings on tuesdays"),
+            Turn("user:idrisa", "joined the Mardlehawks, better pitch, worse kit"),
+            Turn("user:idrisa", "knee is better! lost 3 kg too"),
+            Turn("user:idrisa", "these days i'm with Gullstone Rovers, they train closer to the office"),
+        ),
+        question="Which team does Idrisa play for?",
+        expect=("gullstone",),
+        reject=("rustwings", "mardlehawks"),
+    ),
+    HeldOut(
+        id="sixth-update-chat-stopped-smoking",
+        kind="update",
+        form="chat",
+        events=(
+            Turn("user:korvath", "I smoke about five cigarettes a day, trying to cut down"),
+            Turn("user:korvath", "can u remind me to water the tomatoes"),
+            Turn("user:korvath", "quit for good!! 3 months clean, not a smoker anymore 💪"),
+        ),
+        question="Does Korvath smoke?",
+        expect=("quit",),
+        reject=("cigarettes",),
+    ),
+    HeldOut(
+        id="sixth-update-chat-promotion",
+        kind="update",
+        form="chat",
+        events=(
+            Turn("user:fenwold", "i'm a junior illustrator at Plovercast, mostly icons"),
+            Turn("assistant:bot", "Nice! Icons are harder than people think."),
+            Turn("user:fenwold",
+                 "guess whooo got promoted 🎉 lead illustrator as of this week, i get to pick the projects now"),
+        ),
+        question="What is Fenwold's job title?",
+        expect=("lead",),
+        reject=("junior",),
+    ),
+    # ------------------------------------------------------------------ updates: note
+    HeldOut(
+        id="sixth-update-note-shipping-address",
+        kind="update",
+        form="note",
+        events=(
+            Turn("agent:crm", "Customer Odessa Prewlin ships to 14 Harrowdene Lane, Pellingford."),
+            Turn("agent:crm", "Prewlin called to confirm order 88213 arrived intact."),
+            Turn("agent:crm",
+                 "Prewlin: new delivery address 3 Cobbleknap Row, Drummask. Apply to all future shipments."),
+        ),
+        question="Where should orders for Odessa Prewlin be shipped?",
+        expect=("cobbleknap",),
+        reject=("harrowdene",),
+    ),
+    HeldOut(
+        id="sixth-update-note-medication-dose",
+        kind="update",
+        form="note",
+        events=(
+            Turn("user:halvard", "Pt Ferrim Oakhollow on Lumvarin 20 mg once daily."),
+            Turn("user:halvard", "Oakhollow: BP reviewed, stable. Next check in 6 wks."),
+            Turn("user:halvard", "Oakhollow - Lumvarin increased to 40 mg daily per Dr Sestry."),
+        ),
+        question="What dose of Lumvarin does Ferrim Oakhollow take?",
+        expect=("40",),
+        reject=("20",),
+    ),
+    HeldOut(
+        id="sixth-update-note-project-reassigned",
+        kind="update",
+        form="note",
+        events=(
+            Turn("agent:hr", "Tessaly Brune assigned to Project Kestrelmoor (warehouse migration)."),
+            Turn("agent:hr", "Brune completed fire warden training."),
+            Turn("agent:hr", "Brune now staffed full time on Project Ashvale from 1 May."),
+        ),
+        question="Which project is Tessaly Brune working on?",
+        expect=("ashvale",),
+        reject=("kestrelmoor",),
+    ),
+    HeldOut(
+        id="sixth-update-note-plan-tier",
+        kind="update",
+        form="note",
+        events=(
+            Turn("agent:crm", "Acct Wendrigo Farms - on Sproutling plan, 3 seats."),
+            Turn("agent:crm", "Wendrigo Farms asked about invoice copies for March."),
+            Turn("agent:crm", "Wendrigo Farms upgraded: Canopy plan, 12 seats, annual billing."),
+        ),
+        question="Which plan is Wendrigo Farms on?",
+        expect=("canopy",),
+        reject=("sproutling",),
+    ),
+    HeldOut(
+        id="sixth-update-note-contact-person",
+        kind="update",
+        form="note",
+        events=(
+            Turn("agent:crm", "Main contact at Halsterby Logistics: Bram Ockley (ops mgr)."),
+            Turn("agent:crm", "Halsterby renewal due Q3, wants a quote by July."),
+            Turn("agent:crm", "Halsterby - route all comms to Vesna Thirlby going forward."),
+        ),
+        question="Who is the main contact at Halsterby Logistics?",
+        expect=("thirlby",),
+        reject=("ockley",),
+    ),
+    HeldOut(
+        id="sixth-update-note-office-three-steps",
+        kind="update",
+        form="note",
+        events=(
+            Turn("agent:hr", "Ilsabet Quorran based in the Rookmere office."),
+            Turn("agent:hr", "Quorran temporarily seated at Brackwell site during the refit."),
+            Turn("agent:hr", "Quorran permanently relocated to Saltmarrow office from June."),
+        ),
+        question="Which office is Ilsabet Quorran based at?",
+        expect=("saltmarrow",),
+        reject=("rookmere", "brackwell"),
+    ),
+    HeldOut(
+        id="sixth-update-note-emergency-contact",
+        kind="update",
+        form="note",
+        events=(
+            Turn("user:anneliese", "Resident Grete Mallowby, room 7. Emergency contact: son Aurek Mallowby."),
+            Turn("user:anneliese", "Mallowby enjoyed the garden session today, asked for more seed catalogues."),
+            Turn("user:anneliese",
+                 "Mallowby asked that her niece Sibbet Crane be listed as emergency contact instead."),
+        ),
+        question="Who is Grete Mallowby's emergency contact?",
+        expect=("sibbet",),
+        reject=("aurek",),
+    ),
+    HeldOut(
+        id="sixth-update-note-call-time",
+        kind="update",
+        form="note",
+        events=(
+            Turn("user:rhosyn", "Customer Pim Odderley prefers calls in the morning, works nights."),
+            Turn("user:rhosyn", "Odderley paid overdue balance in full."),
+            Turn("user:rhosyn", "Odderley: best reached after 6pm these days, on a day shift now."),
+        ),
+        question="When is the best time to call Pim Odderley?",
+        expect=("6pm",),
+        reject=("morning",),
+    ),
+    HeldOut(
+        id="sixth-update-note-manager",
+        kind="update",
+        form="note",
+        events=(
+            Turn("agent:hr", "Corwin Ashlake reports to Maribeth Solenne."),
+            Turn("agent:hr", "Ashlake annual leave approved 12-16 Aug."),
+            Turn("agent:hr", "Ashlake reporting line updated: line manager is Teodric Vayle."),
+        ),
+        question="Who is Corwin Ashlake's manager?",
+        expect=("vayle",),
+        reject=("solenne",),
+    ),
+    # ------------------------------------------------------------------ updates: ticket
+    HeldOut(
+        id="sixth-update-ticket-owner-handover",
+        kind="update",
+        form="ticket",
+        events=(
+            Turn("agent:helpdesk",
+                 "Ticket 5832: printer on floor 3 jamming every few pages. Status open, assigned to Renwick."),
+            Turn("agent:helpdesk", "5832: replacement rollers ordered, ETA Thursday."),
+            Turn("agent:helpdesk", "5832 handed over to Sabeline for the rest of the week."),
+        ),
+        question="Who owns ticket 5832?",
+        expect=("sabeline",),
+        reject=("renwick",),
+    ),
+    HeldOut(
+        id="sixth-update-ticket-status-closed",
+        kind="update",
+        form="ticket",
+        events=(
+            Turn("agent:helpdesk", "#6610 VPN drops every 20 min for Ostrevane branch. Status: investigating."),
+            Turn("agent:helpdesk", "#6610 rolled back firmware on the edge router, monitoring overnight."),
+            Turn("agent:helpdesk", "#6610 closed - no drops in 72h, branch manager confirmed."),
+        ),
+        question="What is the status of ticket 6610?",
+        expect=("closed",),
+        reject=("investigating",),
+    ),
+    HeldOut(
+        id="sixth-update-ticket-priority",
+        kind="update",
+        form="ticket",
+        events=(
+            Turn("agent:helpdesk", "TKT-2219 billing export missing rows. Priority P3."),
+            Turn("user:odvar", "any news on the export thing? finance keeps asking"),
+            Turn("agent:helpdesk", "TKT-2219 escalated to P1 after finance flagged payroll impact."),
+        ),
+        question="What priority is TKT-2219?",
+        expect=("p1",),
+        reject=("p3",),
+    ),
+    HeldOut(
+        id="sixth-update-ticket-login-email",
+        kind="update",
+        form="ticket",
+        events=(
+            Turn("user:gwendal", "Can't reset my password. My account email is g.harrow@pinnacreek.com"),
+            Turn("agent:helpdesk", "Reset link sent, please check your spam folder too."),
+            Turn("user:gwendal", "pls use gh@velmora.net for everything from now on, I've lost access to the work one"),
+        ),
+        question="Which email address should be used for Gwendal's account?",
+        expect=("velmora",),
+        reject=("pinnacreek",),
+    ),
+    HeldOut(
+        id="sixth-update-ticket-target-release",
+        kind="update",
+        form="ticket",
+        events=(
+            Turn("agent:helpdesk", "Fix for crash on PDF export targeted for the Larkspire release."),
+            Turn("agent:helpdesk", "Repro confirmed on 3 customer files, attached."),
+            Turn("agent:helpdesk", "Export crash fix slipped a cycle; now targeting Thimbleton."),
+        ),
+        question="Which release is the export crash fix targeted for?",
+        expect=("thimbleton",),
+        reject=("larkspire",),
+    ),
+    HeldOut(
+        id="sixth-update-ticket-three-assignees",
+        kind="update",
+        form="ticket",
+        events=(
+            Turn("agent:helpdesk", "INC-771 assigned to network team (Dovrin)."),
+            Turn("agent:helpdesk", "INC-771 reassigned to storage, Kaelith picking up."),
+            Turn("agent:helpdesk", "INC-771 now with Aubrec from the database group, looks like lock contention."),
+        ),
+        question="Who is working on INC-771?",
+        expect=("aubrec",),
+        reject=("dovrin", "kaelith"),
+    ),
+    HeldOut(
+        id="sixth-update-ticket-phone-model",
+        kind="update",
+        form="ticket",
+        events=(
+            Turn("user:perrine", "app crashes on login, I'm using a Zentrapix Z4"),
+            Turn("agent:helpdesk", "Could you try reinstalling and let us know?"),
+            Turn("user:perrine", "fwiw i switched phones, on a Tarnwick Nimbus now and it STILL crashes"),
+        ),
+        question="What phone is Perrine using?",
+        expect=("nimbus",),
+        reject=("zentrapix",),
+    ),
+    HeldOut(
+        id="sixth-update-ticket-ship-to",
+        kind="update",
+        form="ticket",
+        events=(
+            Turn("agent:helpdesk", "RMA approved. Replacement unit to ship to the Greyfallow depot."),
+            Turn("agent:helpdesk", "Faulty unit received back, serial matches."),
+            Turn("agent:helpdesk", "Per site manager, ship the replacement to Orlen Street warehouse instead."),
+        ),
+        question="Where is the replacement unit being shipped?",
+        expect=("orlen",),
+        reject=("greyfallow",),
+    ),
+    HeldOut(
+        id="sixth-update-ticket-support-tier",
+        kind="update",
+        form="ticket",
+        events=(
+            Turn("agent:helpdesk", "Customer Feldmark Brewing on Bronzeleaf support tier, 48h response."),
+            Turn("user:ingeborg", "our label printer is offline again, can someone look"),
+            Turn("agent:helpdesk", "Renewal processed - Feldmark Brewing moved to Ironbark tier (4h response)."),
+        ),
+        question="What support tier is Feldmark Brewing on?",
+        expect=("ironbark",),
+        reject=("bronzeleaf",),
+    ),
+    # ------------------------------------------------------------------ two subjects: chat
+    HeldOut(
+        id="sixth-two-chat-sister-school",
+        kind="two_subjects",
+        form="chat",
+        events=(
+            Turn("user:brisca",
+                 "my sister Noemi teaches at a primary in Fallowmere and i'm stuck commuting to Quarrington every "
+                 "single day lol"),
+        ),
+        question="Where does Brisca's sister Noemi teach?",
+        expect=("fallowmere",),
+        reject=("quarrington",),
+    ),
+    HeldOut(
+        id="sixth-two-chat-two-cats-food",
+        kind="two_subjects",
+        form="chat",
+        events=(
+            Turn("user:tovin",
+                 "our two cats: Mochrie (grey) only eats Pawlish salmon pouches, and Fidget (ginger) is on Kibblor "
+                 "renal food for his kidneys"),
+        ),
+        question="What food does Fidget eat?",
+        expect=("kibblor",),
+        reject=("pawlish",),
+    ),
+    HeldOut(
+        id="sixth-two-chat-couple-vehicles",
+        kind="two_subjects",
+        form="chat",
+        events=(
+            Turn("user:elowyn",
+                 "i drive a little Veltro Sparrow, and my husband Caddoc has the old Marrick van for his work"),
+        ),
+        question="What car does Elowyn drive?",
+        expect=("sparrow",),
+        reject=("marrick",),
+    ),
+    HeldOut(
+        id="sixth-two-chat-flatmate-job",
+        kind="two_subjects",
+        form="chat",
+        events=(
+            Turn("user:jessamund",
+                 "I'm a night nurse at Orwenfield hospital and my flatmate Ptolly does graphic design for Inkwhistle "
+                 "Studio, so we basically never see each other"),
+        ),
+        question="Where does Ptolly work?",
+        expect=("inkwhistle",),
+        reject=("nurse",),
+    ),
+    HeldOut(
+        id="sixth-two-chat-allergies",
+        kind="two_subjects",
+        form="chat",
+        events=(
+            Turn("user:anwyll", "fyi for the party: I'm allergic to hazelnuts, and my son Rufin can't have any dairy"),
+        ),
+        question="What can't Rufin eat?",
+        expect=("dairy",),
+        reject=("hazelnuts",),
+    ),
+    # ------------------------------------------------------------------ two subjects: note
+    HeldOut(
+        id="sixth-two-note-two-accounts",
+        kind="two_subjects",
+        form="note",
+        events=(
+            Turn("agent:crm",
+                 "Orsolya Tremaine holds two accounts: personal acct ending 4821 with Dunlow Savings; business acct "
+                 "ending 9907 with Carraway Trust."),
+        ),
+        question="Which bank holds Orsolya Tremaine's business account?",
+        expect=("carraway",),
+        reject=("dunlow",),
+    ),
+    HeldOut(
+        id="sixth-two-note-colleague-extensions",
+        kind="two_subjects",
+        form="note",
+        events=(
+            Turn("agent:hr",
+                 "Bexley Marrow (payroll, ext 2214) and Idony Sparke (facilities, ext 3390) share the Tuesday on-call"
+                 " rota."),
+        ),
+        question="What is Idony Sparke's phone extension?",
+        expect=("3390",),
+        reject=("2214",),
+    ),
+    HeldOut(
+        id="sixth-two-note-site-keyholders",
+        kind="two_subjects",
+        form="note",
+        events=(
+            Turn("agent:facilities",
+                 "Brackenholm site opens 7am, keyholder Ruthven Pask. Tollercombe site opens 9am, keyholder Ysmay "
+                 "Fairgrave."),
+        ),
+        question="Who is the keyholder for the Tollercombe site?",
+        expect=("fairgrave",),
+        reject=("pask",),
+    ),
+    HeldOut(
+        id="sixth-two-note-spouse-meds",
+        kind="two_subjects",
+        form="note",
+        events=(
+            Turn("user:hollis",
+                 "Pt Mabyn Kettleworth on Dorvaxin 5 mg mornings; husband Lew (also registered here) takes Selquinol "
+                 "10 mg at night."),
+        ),
+        question="What medication does Mabyn Kettleworth take?",
+        expect=("dorvaxin",),
+        reject=("selquinol",),
+    ),
+    HeldOut(
+        id="sixth-two-note-lead-requests",
+        kind="two_subjects",
+        form="note",
+        events=(
+            Turn("agent:crm",
+                 "Leads from Cobbleton trade fair: Arvid Pennock (buyer, Glimmerfield Foods) wants free samples; "
+                 "colleague Tamsin Orrick (Glimmerfield QA) wants the allergen datasheet."),
+        ),
+        question="What does Tamsin Orrick want?",
+        expect=("datasheet",),
+        reject=("samples",),
+    ),
+    # ------------------------------------------------------------------ two subjects: ticket
+    HeldOut(
+        id="sixth-two-ticket-two-laptops",
+        kind="two_subjects",
+        form="ticket",
+        events=(
+            Turn("agent:helpdesk",
+                 "Two laptops in for repair: LT-Quillon (owner Darrow Fisk) has a cracked hinge; LT-Marrowby (owner "
+                 "Sefa Ondrey) won't charge at all."),
+        ),
+        question="What's wrong with Sefa Ondrey's laptop?",
+        expect=("charge",),
+        reject=("hinge",),
+    ),
+    HeldOut(
+        id="sixth-two-ticket-two-sites-outage",
+        kind="two_subjects",
+        form="ticket",
+        events=(
+            Turn("user:wynfrith",
+                 "both our sites are having a bad day: Hartspool office has no internet whatsoever, and the Crennick "
+                 "Lane shop just lost its card terminals"),
+        ),
+        question="What's the problem at the Crennick Lane shop?",
+        expect=("terminals",),
+        reject=("internet",),
+    ),
+    HeldOut(
+        id="sixth-two-ticket-billing-accounts",
+        kind="two_subjects",
+        form="ticket",
+        events=(
+            Turn("agent:helpdesk",
+                 "Merge request: acct 55120 (Bellwether Joinery) billed monthly by card; acct 55121 (Bellwether "
+                 "Timber) billed quarterly by invoice."),
+        ),
+        question="How is account 55121 billed?",
+        expect=("quarterly",),
+        reject=("monthly",),
+    ),
+    HeldOut(
+        id="sixth-two-ticket-usernames",
+        kind="two_subjects",
+        form="ticket",
+        events=(
+            Turn("user:ottoline",
+                 "me and my colleague are both locked out since the update. my username is otremmel, his is "
+                 "kbarrowdane"),
+        ),
+        question="What is Ottoline's username?",
+        expect=("otremmel",),
+        reject=("kbarrowdane",),
+    ),
+    HeldOut(
+        id="sixth-two-ticket-ci-failures",
+        kind="two_subjects",
+        form="ticket",
+        events=(
+            Turn("agent:helpdesk",
+                 "Two repos failing CI since Monday: frostgate-api fails on the linter step, frostgate-web fails the "
+                 "Quellmark browser suite."),
+        ),
+        question="Why is frostgate-web failing CI?",
+        expect=("quellmark",),
+        reject=("linter",),
+    ),
+    # ------------------------------------------------------------------ forget: chat
+    HeldOut(
+        id="sixth-forget-chat-home-address",
+        kind="forget",
+        form="chat",
+        events=(
+            Turn("user:rosmerta",
+                 "my home address is 22 Pellicott Close, Wyndhallow, in case you need it for the delivery stuff"),
+            Turn("assistant:bot", "Thanks, got it."),
+            Turn("user:rosmerta", "hmm actually pls forget where i live, shouldn't have put that in here"),
+        ),
+        question="What is Rosmerta's home address?",
+        expect=(),
+        reject=("pellicott", "wyndhallow"),
+    ),
+    HeldOut(
+        id="sixth-forget-chat-pin-keep-locker",
+        kind="forget",
+        form="chat",
+        events=(
+            Turn("user:daveth", "bike lock code is 8316 and my locker at the pool is number 117"),
+            Turn("user:daveth", "swim was good today, 40 lengths"),
+            Turn("user:daveth",
+                 "can u delete the bike lock code, don't want that saved anywhere. the locker one's fine to keep"),
+        ),
+        question="What is Daveth's locker number at the pool?",
+        expect=("117",),
+        reject=("8316",),
+    ),
+    HeldOut(
+        id="sixth-forget-chat-therapist",
+        kind="forget",
+        form="chat",
+        events=(
+            Turn("user:linnea", "been seeing a therapist, Dr Auberon Fleck, every thursday for my anxiety"),
+            Turn("user:linnea", "weather in Coldharbour is miserable today"),
+            Turn("user:linnea",
+                 "on second thought i'd rather you not keep anything about the therapy stuff. erase it pls"),
+        ),
+        question="Does Linnea see a therapist?",
+        expect=(),
+        reject=("fleck", "anxiety"),
+    ),
+    HeldOut(
+        id="sixth-forget-chat-ex-keep-son",
+        kind="forget",
+        form="chat",
+        events=(
+            Turn("user:gorsedd", "my ex-wife Perpetua Ollerenshaw and I share custody of our son Caddick"),
+            Turn("user:gorsedd",
+                 "don't store her name, i'd rather she's not in here at all. you can remember my son's name is "
+                 "Caddick"),
+        ),
+        question="What is the name of Gorsedd's son?",
+        expect=("caddick",),
+        reject=("perpetua", "ollerenshaw"),
+    ),
+    HeldOut(
+        id="sixth-forget-chat-salary",
+        kind="forget",
+        form="chat",
+        events=(
+            Turn("user:ambrine", "ngl my salary's 61250 a year and i still can't afford rent"),
+            Turn("assistant:bot", "Rent really has gotten brutal. Want help making a budget?"),
+            Turn("user:ambrine", "maybe later. and erm, don't remember how much i earn, wipe that"),
+        ),
+        question="How much does Ambrine earn?",
+        expect=(),
+        reject=("61250",),
+    ),
+    # ------------------------------------------------------------------ forget: note
+    HeldOut(
+        id="sixth-forget-note-divorce",
+        kind="forget",
+        form="note",
+        events=(
+            Turn("agent:crm",
+                 "Customer Halloran Quist mentioned he's going through a divorce, may be late with the next payment."),
+            Turn("agent:crm",
+                 "Quist asked us to delete the record of his marital situation. Keep billing details only."),
+        ),
+        question="Is Halloran Quist going through anything in his personal life?",
+        expect=(),
+        reject=("divorce",),
+    ),
+    HeldOut(
+        id="sixth-forget-note-pregnancy-keep-diet",
+        kind="forget",
+        form="note",
+        events=(
+            Turn("agent:hr",
+                 "Employee Soraya Pentreath: coeliac, needs gluten-free catering at events. Also disclosed she is "
+                 "pregnant, due in November."),
+            Turn("agent:hr",
+                 "Pentreath asked that the baby news be removed from her file until she announces it herself; dietary"
+                 " info can stay."),
+        ),
+        question="What are Soraya Pentreath's dietary needs?",
+        expect=("coeliac",),
+        reject=("pregnant", "november"),
+    ),
+    HeldOut(
+        id="sixth-forget-note-passport",
+        kind="forget",
+        form="note",
+        events=(
+            Turn("user:ingrith", "Note to self: passport no. KX4471902, expires 2031."),
+            Turn("user:ingrith", "Note to self: book the ferry to Skelmoor for the 14th."),
+            Turn("user:ingrith", "Take my passport details out of my notes, please."),
+        ),
+        question="What is Ingrith's passport number?",
+        expect=(),
+        reject=("kx4471902",),
+    ),
+    HeldOut(
+        id="sixth-forget-note-addiction-history",
+        kind="forget",
+        form="note",
+        events=(
+            Turn("agent:clinic",
+                 "Pt Oswy Drummel disclosed past gambling problem; attends a support group at Tannerleigh hall on "
+                 "Mondays."),
+            Turn("agent:clinic", "Drummel withdrew consent for us to hold the addiction history. Remove it."),
+        ),
+        question="What support group does Oswy Drummel attend?",
+        expect=(),
+        reject=("gambling", "tannerleigh"),
+    ),
+    HeldOut(
+        id="sixth-forget-note-landline-keep-mobile",
+        kind="forget",
+        form="note",
+        events=(
+            Turn("agent:crm", "Varro Pimblett: mobile 07412336650, home landline 01943668120."),
+            Turn("agent:crm", "Pimblett asked us to drop his home landline from our records; ok to keep the mobile."),
+        ),
+        question="What number should we use to reach Varro Pimblett?",
+        expect=("07412336650",),
+        reject=("01943668120",),
+    ),
+    # ------------------------------------------------------------------ forget: ticket
+    HeldOut(
+        id="sixth-forget-ticket-password",
+        kind="forget",
+        form="ticket",
+        events=(
+            Turn("user:brannagh", "attaching my login so you can test: username brannagh.k, password Tulip!Quarry88"),
+            Turn("agent:helpdesk", "Thanks, reproduced the error on our side."),
+            Turn("user:brannagh", "please purge the password from this ticket, realised that was a bad idea"),
+        ),
+        question="What is Brannagh's password?",
+        expect=(),
+        reject=("quarry88",),
+    ),
+    HeldOut(
+        id="sixth-forget-ticket-dob-keep-issue",
+        kind="forget",
+        form="ticket",
+        events=(
+            Turn("agent:helpdesk",
+                 "Caller Merin Achterveld (DOB 14/02/1987) reports her Pravel smart thermostat is stuck at 30 "
+                 "degrees."),
+            Turn("user:merin", "please don't keep my date of birth on file, i only gave it for the verification"),
+        ),
+        question="What is wrong with Merin's thermostat?",
+        expect=("stuck",),
+        reject=("1987",),
+    ),
+    HeldOut(
+        id="sixth-forget-ticket-wifi-password",
+        kind="forget",
+        form="ticket",
+        events=(
+            Turn("user:tobiah", "home wifi password is Greywick-Lantern-9 in case the tech needs it on site"),
+            Turn("agent:helpdesk", "Engineer visit booked for Wednesday AM."),
+            Turn("user:tobiah", "visit done, all good. can you scrub the wifi password off the ticket now"),
+        ),
+        question="What is Tobiah's wifi password?",
+        expect=(),
+        reject=("greywick", "lantern"),
+    ),
+    HeldOut(
+        id="sixth-forget-ticket-second-address",
+        kind="forget",
+        form="ticket",
+        events=(
+            Turn("agent:helpdesk",
+                 "Fenna Drewitt: primary address 9 Marlpit Yard, Osterfold; secondary (mother's house) 31 Heddle "
+                 "Road, Brinscombe."),
+            Turn("agent:helpdesk",
+                 "Customer requests removal of the secondary address from her profile. Primary stays as is."),
+        ),
+        question="Where should we ship Fenna Drewitt's order?",
+        expect=("marlpit",),
+        reject=("heddle", "brinscombe"),
+    ),
+    HeldOut(
+        id="sixth-forget-ticket-hearing",
+        kind="forget",
+        form="ticket",
+        events=(
+            Turn("user:caelan", "fyi i'm partially deaf so phone support is really hard for me, please use chat"),
+            Turn("agent:helpdesk", "Noted, we'll reach out by chat."),
+            Turn("user:caelan", "actually can you remove the bit about my hearing? just mark me as chat-preferred"),
+        ),
+        question="How does Caelan prefer to be contacted?",
+        expect=("chat",),
+        reject=("deaf",),
+    ),
+]
