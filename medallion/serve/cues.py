@@ -79,7 +79,8 @@ def asks_for_many(question: str) -> bool | None:
     return noun.endswith("s") and not _NOT_PLURAL.search(noun)
 
 
-# Words that say a value took another's place or ended. Query time reads more of them than the ledger
+# Words that say a value took another's place or ended, or restate what holds at present ("these days",
+# "currently": said of a value only when an earlier one is in question). Query time reads more of them than the ledger
 # (silver/slot_meaning.states_change), since here they only loosen how alike two turns must be.
 _CHANGE_WORDS = re.compile(r"\b(?:now|new|no\s+longer|any\s*more|instead|switched|quit|passed\s+away|died|sold|"
                            r"broke\s+up|gave\s+up|left|started|"
@@ -87,7 +88,8 @@ _CHANGE_WORDS = re.compile(r"\b(?:now|new|no\s+longer|any\s*more|instead|switche
                            r"upgraded|downgraded|escalated|bumped|promoted|demoted|transferred|swapped|"
                            r"scratch\s+that|actually|change\s+of\s+plans?|turns?\s+out|replacements?|"
                            r"(?:going|moving)\s+forward|from\s+(?:today|here)\s+on|effective|"
-                           r"as\s+of|took\s+over|taken\s+over|taking\s+over|takes\s+over)\b", re.I)
+                           r"as\s+of|took\s+over|taken\s+over|taking\s+over|takes\s+over|"
+                           r"these\s+days|nowadays|currently|updated|joined|hand(?:ed|s|ing)?\s+over)\b", re.I)
 _ADDING_WORDS = re.compile(r"\b(?:also|too|another|as\s+well)\b", re.I)
 
 
@@ -103,7 +105,8 @@ _ENDING_WORDS = re.compile(r"\b(?:no\s+longer|any\s*more|quit|passed\s+away|died
                            r"sold|broke\s+up|ended|cancell?ed|lost)\b", re.I)
 _NOW_WORDS = re.compile(r"\b(?:now|new|switched|started|moved|changed|reassigned|relocated|renamed|"
                         r"replaced|replacements?|upgraded|downgraded|escalated|bumped|promoted|demoted|transferred|"
-                        r"swapped|(?:going|moving)\s+forward|effective|as\s+of|t(?:ook|aken|aking|akes)\s+over)\b",
+                        r"swapped|(?:going|moving)\s+forward|effective|as\s+of|t(?:ook|aken|aking|akes)\s+over|"
+                        r"these\s+days|nowadays|currently|updated|joined|hand(?:ed|s|ing)?\s+over)\b",
                         re.I)
 
 

@@ -274,6 +274,11 @@ LOOSELY_ALIKE = [0.15, 0.85, 0.5]  # cosine ≈ 0.31 with WORK: below SIMILAR, a
     ("Team Corvid took over the search service", True),
     ("dropped it in the sea, got a Lumo 3 as a replacement", True),
     ("Turns out it's the oat milk she reacts to", True),
+    ("these days i train with the Harbour Wolves", True),  # a present restatement
+    ("Nowadays she takes the 7:40 ferry", True),
+    ("Billing contact updated: send statements to Oyelaran", True),
+    ("Case 4410 handed over to Brannagh for the weekend", True),
+    ("joined the Copperfield choir last month", True),
     ("I also speak Basque now", False),  # one more, not a replacement
     ("Spent the weekend hiking the ridge trail", False),
 ])
