@@ -22,7 +22,8 @@ MAX_SENTENCE = 300  # characters
 
 # How a request opens, before its verb: nothing, "please", "can you", "I want you to", …
 _LEAD = re.compile(
-    r"^(?:(?:ok(?:ay)?|hey|so|actually|also|and|now|oh|well|right|alright|one more thing|on\s+second\s+thoughts?"
+    r"^(?:(?:ok(?:ay)?|hey|so|actually|also|and|now|oh|well|right|alright|hmm+|um+|uh+|ah+|one more thing|"
+    r"on\s+second\s+thoughts?"
     r"|wait|sorry|btw|by\s+the\s+way|come\s+to\s+think\s+of\s+it|thinking\s+about\s+it)\b[\s,:;-]*+)*+"
     r"(?:(?:please|kindly|just)\s++)*+"
     r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)*"
@@ -41,6 +42,7 @@ _KEEP = r"keep|store|retain|save|record|hold\s+on\s*to|hang\s+on\s+to|remember"
 _NOT_KEEP = rf"(?:do\s+not|don't|don’t|never|not)\s+(?:{_KEEP})"
 _DELETE = (r"delete|erase|remove|wipe|purge|scrub|scratch|scrap|drop|clear|discard|get\s+rid\s+of|throw\s+(?:out|away)"
            r"|keep\s+no\s+(?:records?|notes?|cop(?:y|ies)|trace)\s+of"
+           r"|take(?=\s.+\s(?:out\s+of|off)\s)"  # "take my passport details out of my notes"
            rf"|{_NOT_KEEP}")
 _VERB = re.compile(rf"^(?P<verb>{_FORGET}|{_DELETE})\b\s*(?P<rest>.*)$", re.IGNORECASE | re.DOTALL)
 # After "I'd rather you didn't", a bare keeping verb asks not to keep.
@@ -49,7 +51,7 @@ _NEGATED_KEEP = re.compile(_NOT_KEEP, re.IGNORECASE)
 # A request told on someone's behalf: "Thiago asked us to delete his home phone", "the customer asked
 # that we not store her mobile", "Svetlana requested that her emergency contact details be erased".
 _NAMED = r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?"  # "Thiago", "Ines Varga"
-_ROLES = r"customer|client|patient|user|caller|employee|member|guest"  # "the customer asked …"
+_ROLES = r"customer|client|patient|pt|user|caller|employee|member|guest|resident|tenant"  # "the customer asked …"
 _WHO = rf"(?:(?i:{_ROLES})\s+(?=[A-Z]))?(?P<who>{_NAMED}|(?:the\s+)?(?:{_ROLES}|he|she|they))"  # "Guest Oren Tal"
 _RELAYED = re.compile(
     rf"^{_WHO}\s+(?:has\s+|had\s+)?(?:asked|asks|requested|requests|wants|wanted|would\s+like)\s+"
@@ -67,7 +69,8 @@ _ERASURE_ASKED = re.compile(
     r"(?:\s+request)?\s+(?:of|for|on)\s+(?P<obj>.+)$", re.DOTALL)
 _CONSENT_WITHDRAWN = re.compile(
     rf"^{_WHO}\s+(?:has\s+|had\s+)?(?:withdrawn|withdrew|withdraws|revoked|revokes|pulled)\s+"
-    r"(?:(?:his|her|their)\s+)?consent\b")
+    r"(?:(?:his|her|their)\s+)?consent\b(?:\s+(?:for|to)\s+(?:(?:us|you|the\s+\w+)\s+)?(?:to\s+)?"
+    r"(?:hold|keep|store|retain|have|process|use)(?:ing)?\s+(?P<held>.+))?")
 # A request a note passes on by its lead: "Per Anselm's request, delete his passport number", "At the
 # customer's request: remove her date of birth", "On behalf of Ines, forget her old address".
 _ASKER = rf"{_NAMED}|(?:the\s+)?(?:{_ROLES})"
@@ -79,7 +82,7 @@ _PRONOUN = re.compile(r"^(?:him|her|them|it|this|that|these|those|everyone|anyon
 _STRONG_DELETE = re.compile(r"^(?:delete|erase|wipe|purge|scrub)$", re.IGNORECASE)
 # "… from your memory / records / notes", said after the object.
 _FROM_MEMORY = re.compile(
-    r"\s*+\b(?:from|out\s++of|in|on)\s++(?:(?:your|the|my|our)\s++)?(?:memory|memories|mind|records?|notes?|files?|database|"
+    r"\s*+\b(?:from|out\s++of|off|in|on)\s++(?:(?:your|the|my|our)\s++)?(?:memory|memories|mind|records?|notes?|files?|database|"
     r"system|brain|history|profile|ticket|thread|account|chat|conversation)\b.*$", re.IGNORECASE)
 _TRAILING = re.compile(r"(?:[\s,]++(?:please|for\s+me|for\s+good|forever|permanently|completely|entirely|now|"
                        r"right\s+away|too|as\s+well|thanks?(?:\s+you)?|ok(?:ay)?))++\s*+$", re.IGNORECASE)
@@ -103,7 +106,7 @@ _ARTICLE = re.compile(r"^(?:about\s+)?(?:the|a|an|that|this|those|these|any|all|
 _FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i’m|i've|i’ve)\b", re.IGNORECASE)
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 _NEXT = (r"(?:let's|let’s|we|i|you|tell|what|how|ok(?:ay)?|thanks?|he|she|they|it|that|this|that's|it's|i'd|i'm|"
-         r"don't|don’t|idk|the|"
+         r"don't|don’t|idk|the|shouldn't|shouldn’t|should|didn't|didn’t|wasn't|wasn’t|was|not|sorry|oops|"
          r"that’s|it’s|i’d|i’m|just|delete|remove|forget|erase|scrap|wipe|purge|drop)\b")
 _CLAUSE_END = re.compile(
     rf"(?:[;:–—\U0001F300-\U0001FAFF\u2600-\u27BF]|,\s*+(?:(?:and|but|because|since|so|then)\s++)?{_NEXT}"
@@ -196,6 +199,12 @@ def _request(body: str, sentence: str) -> ForgetRequest | None:
         named = who if who[:1].isupper() and who.casefold() not in ("he", "she", "they") else None
         obj = _THEIRS.sub("my", erasure.group("obj"), count=1)
         return _passed_on(_request("delete " + obj, sentence), named, sentence)
+    consent = _CONSENT_WITHDRAWN.match(body)
+    if consent is not None and consent.group("held"):  # "withdrew consent for us to hold her test results"
+        who = consent.group("who")
+        named = who if who[:1].isupper() and who.casefold() not in ("he", "she", "they") else None
+        return _passed_on(_request("delete " + _THEIRS.sub("my", consent.group("held"), count=1), sentence),
+                          named, sentence)
     behalf = _ON_BEHALF.match(body)
     if behalf is not None:
         return _on_behalf(behalf, sentence)
@@ -288,6 +297,8 @@ def _object(obj: str, sentence: str) -> ForgetRequest | None:
         third = _POSSESSIVE.match(x)
         if third is not None:
             return ForgetRequest("about", _clean(third.group("x")), False, third.group("who"), sentence)
+        if not re.match(r"^(?:the\s+)?[A-Z]", x):  # "anything about the therapy stuff": a topic of the speaker's
+            return ForgetRequest("about", _clean(x), True, sentence=sentence)
         return ForgetRequest("everything", _clean(x), False, _clean(x), sentence)
     own = _OWN.match(obj)
     if own is not None:

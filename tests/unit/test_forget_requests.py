@@ -51,6 +51,13 @@ REQUESTS = [
     ("can u not remember my blood type pls 😬 no idea why i shared it", "phrase", "blood type", True, None),
     ("plz wipe the bit about my landlord, dont want it stored", "about", "landlord", True, None),
     ("please forget the divorce stuff, the job stuff can stay", "phrase", "divorce", True, None),
+    # an interjection first, a wh-clause as the object, a remark after it
+    ("hmm ok pls forget where i work, shouldn't have said it", "phrase", "where i work", True, None),
+    # a topic in lower case is the speaker's own, not a person's name
+    ("i'd rather you not keep anything about the fertility stuff", "about", "fertility", True, None),
+    # "take … out of my notes / off my file"
+    ("Take my insurance details out of my notes, please.", "phrase", "insurance details", True, None),
+    ("take my old address off the file", "phrase", "old address", True, None),
 ]
 # Told on the data subject's behalf (a note or a ticket): the asker's own data.
 RELAYED = [
@@ -68,6 +75,8 @@ RELAYED = [
     ("Caller Ivo Renner invoked erasure for his IBAN.", "IBAN", "Ivo Renner"),
     ("Marit Sole has withdrawn consent; remove the note about her allergy.", "allergy", "Marit Sole"),
     ("Guest Oren Tal asks us to keep no record of his room preferences.", "room preferences", "Oren Tal"),
+    ("Pt Elske Brandvold withdrew consent for us to hold her fertility records.", "fertility records",
+     "Elske Brandvold"),
 ]
 
 NOT_REQUESTS = [
@@ -94,6 +103,9 @@ NOT_REQUESTS = [
     "I keep no record of receipts.",
     "Mr Oduya has withdrawn consent for the photo release.",
     "The auditor requested removal of the old signage.",
+    "Take the bins out of the garage.",
+    "take my laptop off the charger",
+    "Hmm, I forget where I parked.",
 ]
 
 
