@@ -52,7 +52,7 @@ _GENERIC = frozenset(("details", "detail", "info", "information", "stuff", "thin
                       "mentioned", "before"))
 # Events whose text could hold a request: the verbs of forgetting, as a cheap filter in the database.
 _MAY_ASK = (r"\m(forget|unlearn|remember|delet|eras|remov|wipe|purg|scrub|scratch|scrap|drop|clear|discard|keep|"
-            r"store|storing|retain|sav|record|track|rid\M|throw)")
+            r"store|storing|retain|sav|record|track|rid\M|throw|take|withdr|revok)")
 
 Embed = Callable[[list[str]], Sequence[np.ndarray]]
 

@@ -72,6 +72,12 @@ OTHERS = {
     "forget-noun": (("agent:records", "Patient Anneke Vos's date of birth: 12 March 1981."),
                     ("agent:records", "Anneke Vos prefers morning appointments."),
                     ("agent:records", "Anneke Vos requested erasure of her DOB from our records.")),
+    # a request whose verb is "take … out of my notes", and a withdrawal of consent that names what it covers
+    "forget-take": (("user:ysolde", "Note to self: insurance policy no. QV-558201, renews in May."),
+                    ("user:ysolde", "Note to self: the ferry to Brannock leaves at nine."),
+                    ("user:ysolde", "Take my insurance details out of my notes, please."),
+                    ("agent:clinic", "Pt Oswin Tarrant attends a sleep clinic at Corley House on Fridays."),
+                    ("agent:clinic", "Oswin Tarrant withdrew consent for us to hold his sleep clinic records.")),
 }
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -174,6 +180,15 @@ def test_an_erasure_requested_as_a_noun_withholds_the_data_its_abbreviation_name
     assert all("1981" not in _text(h) for h in hits), hits
     other = world.tools.search("When does Anneke Vos like appointments?", namespace="forget-noun", k=5)
     assert any("morning" in _text(h).casefold() for h in other), other
+
+
+def test_take_out_of_my_notes_and_a_withdrawn_consent_withhold_what_they_name(world: World) -> None:
+    insurance = world.tools.search("What is Ysolde's insurance policy number?", namespace="forget-take", k=5)
+    assert not any("558201" in _text(h) for h in insurance), [_text(h) for h in insurance]
+    ferry = world.tools.search("When does the ferry to Brannock leave?", namespace="forget-take", k=5)
+    assert any("nine" in _text(h).casefold() for h in ferry), ferry
+    clinic = world.tools.search("Where does Oswin Tarrant go on Fridays?", namespace="forget-take", k=5)
+    assert not any("corley" in _text(h).casefold() for h in clinic), [_text(h) for h in clinic]
 
 
 def test_a_turn_that_says_what_to_keep_is_no_answer_and_a_note_may_pass_a_request_on(world: World) -> None:
