@@ -304,3 +304,13 @@ def _narrows(outer: str, inner: str, question: Asked) -> bool:
 
 def _event(item: Mapping[str, Any]) -> Any:
     return (item.get("provenance") or {}).get("bronze_event_id")
+
+
+def by_part_of_name(text: str, words: frozenset[str], subject: frozenset[str]) -> bool:
+    """Whether ``text`` (its tokens ``words``) names a person the question names in full by one part of
+    the name, written as a name ("Ashlake reporting line updated: …" for "Corwin Ashlake"): a note refers
+    to a person by surname or first name alone. A name with a number is a record's, not a person's."""
+    if len(subject) < 2 or any(any(c.isdigit() for c in t) for t in subject):
+        return False
+    return any(len(t) > 2 and re.search(rf"\b{re.escape(t[:1].upper() + t[1:])}\b", text) is not None
+               for t in subject & words)

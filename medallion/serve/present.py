@@ -104,9 +104,6 @@ TITLES = frozenset(("mr", "mrs", "ms", "mx", "miss", "dr", "prof", "sir", "madam
 # on repeat", "called him") leaves the speaker the subject.
 THIRD_PERSON = frozenset(("he", "she", "her", "his", "hers", "hes", "shes", "they", "their", "theyre"))
 
-
-
-
 # Capitalised words that name nothing: a note's opening word or a pronoun.
 _NOT_NAMES = frozenset((
     "i", "a", "an", "the", "it", "its", "we", "my", "our", "he", "she", "his", "her", "they", "their", "this",
@@ -180,6 +177,13 @@ def part_of(item: Candidate, subject: frozenset[str]) -> bool:
     return any(n and n < subject for n in item.names)
 
 
+def _asked_in_both(a: Candidate, b: Candidate, asked: Sequence[frozenset[str]]) -> bool:
+    """Whether one candidate names an asked person in full and the other by part of the name."""
+    part = asked_subject.by_part_of_name
+    return any((_mentions(n, a) and part(b.text, b.words, n)) or (_mentions(n, b) and part(a.text, a.words, n))
+               for n in asked)
+
+
 def same_subject(a: Candidate, b: Candidate) -> bool:
     """Whether two candidates are about one subject: a name of one is among the other's names or words."""
     return any(_mentions(n, b) for n in a.names) or any(_mentions(n, a) for n in b.names)
@@ -204,7 +208,7 @@ def linked(a: Candidate, b: Candidate, threshold: float = SIMILAR, margin: float
         margin = max(margin, MARGIN_CHANGED)
         if newer.retracts or _numbered_record(a, b, asked):
             margin = max(margin, MARGIN_REFERRED)
-    return (same_subject(a, b) and abs(a.to_question - b.to_question) <= margin
+    return ((same_subject(a, b) or _asked_in_both(a, b, asked)) and abs(a.to_question - b.to_question) <= margin
             and cosine(a.vector, b.vector) >= threshold)
 
 
@@ -233,7 +237,9 @@ def clusters(items: Sequence[Candidate], threshold: float = SIMILAR,
     focus = list(focus) or [1] * len(items)
     replaced = _replaced_many(items, threshold, subjects)
     eligible = [(not item.many or i in replaced) and item.when is not None and item.vector is not None
-                and (f == 0 or not subjects or any(_mentions(s, item) or part_of(item, s) for s in subjects))
+                and (f == 0 or not subjects
+                     or any(_mentions(s, item) or part_of(item, s)
+                            or asked_subject.by_part_of_name(item.text, item.words, s) for s in subjects))
                 for i, (item, f) in enumerate(zip(items, focus, strict=True))]
     groups: list[list[int]] = []
     open_groups: list[list[int]] = []

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from medallion.serve.asked_subject import by_part_of_name
 from medallion.serve.cues import about_the_present, asks_for_many, asserts_value, news, retracts, says_change, tokens
 from medallion.serve.present import (
     Candidate,
@@ -556,3 +557,25 @@ def test_a_fields_label_is_no_name_but_a_speakers_label_is() -> None:
     assert proper_words("Order 5120 update: parts arrived and were fitted. Status: closed.") == ["Order 5120"]
     assert proper_words("Severity: high, assigned to Jonas") == ["Jonas"]
     assert proper_words("Maren: I'll call the Ostby family") == ["Maren", "Ostby"]
+
+
+def test_a_note_naming_a_person_by_surname_joins_the_belief_about_them() -> None:
+    """'Oyelaran reporting line updated: …' is about 'Femi Oyelaran', whom the question names in
+    full; the same surname in lower case ('oyelaran street') or a part of a record's name is not."""
+    asked = (frozenset({"femi", "oyelaran"}),)
+
+    def item(key: str, day: int, names: tuple[str, ...], text: str) -> Candidate:
+        return replace(_item(key, day, WORK if day == 5 else WORK_AGAIN, names=names, text=text), text=text)
+
+    def by_surname(it: Candidate, subject: frozenset[str]) -> bool:
+        return by_part_of_name(it.text, it.words, subject)
+
+    old = item("old", 5, ("Femi Oyelaran",), "Femi Oyelaran reports to Dana Whitlock")
+    later = item("new", 7, ("line manager",), "Oyelaran reporting line updated: line manager is Kwabena Osei")
+    assert by_surname(later, asked[0])
+    assert not linked(old, later)
+    assert linked(old, later, asked=asked)
+    assert clusters([old, later], subjects=asked) == [[0, 1]]
+    street = item("st", 7, ("line manager",), "oyelaran street office: line manager is Kwabena Osei")
+    assert not by_surname(street, asked[0]) and not linked(old, street, asked=asked)
+    assert not by_surname(item("t", 7, (), "Ticket 5832 moved"), frozenset({"ticket", "5832"}))
