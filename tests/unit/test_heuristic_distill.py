@@ -191,6 +191,16 @@ def test_s1_the_attribute_a_relative_clause_gives_belongs_to_the_clauses_subject
     assert [(f.subject, f.predicate, f.value) for f in facts] == [(subject, predicate, value)]
 
 
+@pytest.mark.parametrize("dash", [" - ", " — ", " – ", "—"])
+def test_s1_a_dash_between_two_clauses_keeps_their_subjects_apart(dash: str) -> None:
+    """S1: "patched the till overnight - scanner is on v7 now" is two clauses; read as one, the parser
+    takes "overnight - scanner" for the second clause's subject, and the belief about the scanner never
+    meets an earlier one about it."""
+    facts = DISTILLER.distill(make_event(f"Remote fix done, patched the till overnight{dash}scanner is on v7 now."))
+    assert "scanner" in {f.subject for f in facts}, [(f.subject, f.predicate, f.value) for f in facts]
+    assert not [f for f in facts if "overnight" in f.subject]
+
+
 @pytest.mark.parametrize(("content", "not_subject"), [("They really bring so much joy into my life.", "so much joy"),
                                                     ("The kids brought some cookies to school.", "cookies")])
 def test_s1_only_a_particular_thing_takes_a_new_value(content: str, not_subject: str) -> None:

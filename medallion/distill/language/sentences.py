@@ -189,7 +189,7 @@ _VERBISH_RE = re.compile(
 
 # Clause splitting.
 _SPLIT_INDEP_RE = re.compile(
-    r"\s*;\s+|\s+-\s+|,?\s+(?:and|but|so|because|while|although|though|whereas|as)\s+(?=(?:I|[Ww]e|[Hh]e|[Ss]he|"
+    r"\s*;\s+|\s+[-–—]\s+|,?\s+(?:and|but|so|because|while|although|though|whereas|as)\s+(?=(?:I|[Ww]e|[Hh]e|[Ss]he|"
     r"[Mm]y|[Oo]ur|[Hh]is|[Hh]er)\s)|,\s+(?=(?:I|[Ww]e|[Mm]y|[Oo]ur)\s)"
 )
 _SPLIT_TAIL_RE = re.compile(r",\s+(?:so|but|because|and|which\s+means)\s+")
@@ -310,7 +310,7 @@ def sentence_spans(line: str, offset: int) -> list[tuple[int, int]]:
 
 def normalise(text: str) -> str:
     """Quotes, bullets, contractions, fillers and chat's lower-case "i" made regular for the patterns."""
-    text = text.translate(QUOTES)
+    text = re.sub(r"(?<=\w)—(?=\w)", " - ", text).translate(QUOTES)  # "overnight—scanner": a dash between clauses
     text = _BULLET_RE.sub("", text, count=1)
     text = re.sub(r"\s+", " ", text).strip()
     low = text.lower()

@@ -500,6 +500,10 @@ RULES: tuple[tuple[str, Rule], ...] = (
 )
 
 
+# A spaced dash joins two clauses the parser would read as one ("the POS overnight - terminal" as a noun).
+_DASH_JOINT = re.compile(r"\s+[-–—]\s+")
+
+
 def read_all(text: str, speaker: str | None = None) -> list[Reading]:
     """Every reading of one sentence: the main clause's, then those of the clauses joined to it
     ("Finance approved the increase, the budget goes up to 55k"; "Turns out I'm allergic to X").
@@ -510,6 +514,11 @@ def read_all(text: str, speaker: str | None = None) -> list[Reading]:
         return []  # not a sentence a person wrote (a log line, a pasted table): kept as `states`, unparsed
     if noted(text, speaker):
         return []
+    parts = _DASH_JOINT.split(text)
+    if len(parts) > 1 and all(len(p.split()) >= 2 for p in parts):  # "flashed it overnight - terminal is on v9"
+        found = [r for p in parts for r in read_all(p, speaker)]
+        real = list(dict.fromkeys(r for r in found if r is not NOTHING))
+        return real or ([NOTHING] if NOTHING in found else [])
     s = parse(text, speaker)
     first = _apply(s)
     out = [first] if isinstance(first, Reading) and first is not NOTHING else []
