@@ -25,10 +25,11 @@ PAST_WORDS = frozenset((
     "first", "former", "ago", "prior", "past", "once", "ever", "then", "until", "initially",
 ))
 _YEAR = re.compile(r"\b(1[5-9]|20)\d\d\b")
-# Cues that it asks about now: a present auxiliary or a word for now.
+# Cues that it asks about now: a present auxiliary or a word for now, or a modal that asks what to do
+# now ("Where should the order be shipped?", "Which number can we use?").
 PRESENT_WORDS = frozenset((
     "is", "are", "am", "does", "do", "s", "now", "currently", "nowadays", "today", "still",
-    "latest", "current", "presently", "anymore",
+    "latest", "current", "presently", "anymore", "should", "shall", "must", "can",
 ))
 NOW_WORDS = frozenset(("now", "currently", "nowadays", "today", "still", "latest", "current", "presently", "anymore"))
 # Questions that ask for a reason, a manner, a count or a span ("why", "how", "how many"), or what

@@ -178,10 +178,10 @@ def part_of(item: Candidate, subject: frozenset[str]) -> bool:
 
 
 def _asked_in_both(a: Candidate, b: Candidate, asked: Sequence[frozenset[str]]) -> bool:
-    """Whether one candidate names an asked person in full and the other by part of the name."""
+    """Whether both candidates name one asked subject, in full or (not both) by part of a person's name."""
     part = asked_subject.by_part_of_name
-    return any((_mentions(n, a) and part(b.text, b.words, n)) or (_mentions(n, b) and part(a.text, a.words, n))
-               for n in asked)
+    return any((_mentions(n, a) or part(a.text, a.words, n)) and (_mentions(n, b) or part(b.text, b.words, n))
+               and (_mentions(n, a) or _mentions(n, b)) for n in asked)
 
 
 def same_subject(a: Candidate, b: Candidate) -> bool:

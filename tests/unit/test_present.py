@@ -66,6 +66,9 @@ ELSEWHERE = [0.0, 0.1, 1.0]  # cosine ≈ 0.02 with WORK
     ("Who owns the Harbor project?", True),  # a verb in the present third person, no auxiliary
     ("Which team handles the refunds?", True),
     ("Who was handling the refunds?", False),
+    ("Where should the invoices for Brackley Mills go?", True),  # a modal asking what to do now
+    ("Which number can we reach Selma on?", True),
+    ("Where should Selma have gone before?", False),
 ])
 def test_a_question_about_now_is_told_from_one_about_another_time(question: str, present: bool) -> None:
     assert about_the_present(question) is present
@@ -579,3 +582,19 @@ def test_a_note_naming_a_person_by_surname_joins_the_belief_about_them() -> None
     street = item("st", 7, ("line manager",), "oyelaran street office: line manager is Kwabena Osei")
     assert not by_surname(street, asked[0]) and not linked(old, street, asked=asked)
     assert not by_surname(item("t", 7, (), "Ticket 5832 moved"), frozenset({"ticket", "5832"}))
+
+
+def test_two_notes_that_both_name_the_asked_subject_are_about_it() -> None:
+    """'Halvorsen: new billing address 9 Quay Row' names no one its beliefs are about (the label is read
+    as a field's), yet it and 'Client Ada Halvorsen bills to 2 Mill Lane' both name whom the question asks
+    about: one subject, so the newer note may lead."""
+    asked = (frozenset({"halvorsen"}),)
+    said = "Client Ada Halvorsen bills to 2 Mill Lane"
+    old = replace(_item("old", 5, WORK, names=("Client Ada Halvorsen", "Mill Lane"), text=said), text=said)
+    note = "Halvorsen: new billing address 9 Quay Row"
+    later = replace(_item("new", 7, WORK_AGAIN, names=("Quay Row",), text=note), text=note)
+    assert not linked(old, later)
+    assert linked(old, later, asked=asked)
+    other = replace(later, words=frozenset(tokens("Bergstrom: new billing address 9 Quay Row")),
+                    text="Bergstrom: new billing address 9 Quay Row")
+    assert not linked(old, other, asked=asked)
