@@ -92,10 +92,18 @@ def test_values_listed_without_a_verb_of_their_own_are_cut_into_clauses() -> Non
     "Honestly, I loved the trip to Lyon.",  # a short opening part stays with the next
     "We walked for hours, and it was lovely in the end.",  # the second part names nothing
     "Ticket 3120 (Odile, sync broken on her tablet) assigned to Marek.",  # an aside in brackets is no joint
+    # a part that goes on about what the one before it named: its value belongs to that holder
+    "Brannoch Dairy: Fenella retired, our buyer there is now Cathal Rooney.",
+    "Saoirse Quill traded shifts with Benno, she covers Mondays now.",
 ])
 def test_a_sentence_whose_parts_do_not_each_name_a_value_is_not_cut(sentence: str) -> None:
     assert value_spans(sentence) == []
     assert chunks.units(chunks.split(sentence, by_sentence=True)) == ["passage"]
+
+
+def test_a_possessive_after_the_joint_still_names_a_holder_of_its_own() -> None:
+    text = "Maud Fenwick's desk is 4B, her sister Ailsa's is 6D."
+    assert [text[a:b] for a, b in value_spans(text)] == ["Maud Fenwick's desk is 4B, ", "her sister Ailsa's is 6D."]
 
 
 def test_an_issue_comment_is_a_turn_split_by_sentence() -> None:

@@ -232,7 +232,7 @@ def value_spans(text: str) -> list[tuple[int, int]]:
             parts.append([start, end])
     named: list[list[int]] = []
     for part in parts:  # a part that names nothing ("and needs a new cable") stays with the part before it
-        if named and not _names_something(text, *part):
+        if named and (not _names_something(text, *part) or _refers_back(text[part[0]:part[1]])):
             named[-1][1] = part[1]
         elif named and not _names_something(text, *named[-1]):
             named[-1][1] = part[1]  # an opening part that names nothing joins the one after it
@@ -302,6 +302,16 @@ def names_value(text: str) -> bool:
     """Whether a text names a value of its own: a capitalised word after its first, or a word with a digit
     ("it's 0798 644 2107", "got a Brisko e-bike"), not only what it says of something else."""
     return _names_something(text, 0, len(text))
+
+
+# A part that goes on about what the part before it named: it opens with a pronoun for it ("swapped with
+# Dov, he's on Sundays now") or points back with "there" ("Gretchen left, our contact there is Ulric").
+# A possessive ("her brother Otto's is 219") names a holder of its own.
+_REFERS_BACK_RE = re.compile(r"^\W*(?:(?:and|but|so)\s+)?(?:he|she|it|they)\b|(?<=\w)\s+there\b", re.I)
+
+
+def _refers_back(part: str) -> bool:
+    return _REFERS_BACK_RE.search(part) is not None
 
 
 def _names_something(text: str, start: int, end: int) -> bool:
