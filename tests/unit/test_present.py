@@ -582,6 +582,9 @@ def test_a_note_naming_a_person_by_surname_joins_the_belief_about_them() -> None
     street = item("st", 7, ("line manager",), "oyelaran street office: line manager is Kwabena Osei")
     assert not by_surname(street, asked[0]) and not linked(old, street, asked=asked)
     assert not by_surname(item("t", 7, (), "Ticket 5832 moved"), frozenset({"ticket", "5832"}))
+    # another person of the same surname is no part of the asked name
+    kin = item("kin", 7, ("line manager",), "Tobi Oyelaran reporting line updated: line manager is Kwabena Osei")
+    assert not by_surname(kin, asked[0]) and not linked(old, kin, asked=asked)
 
 
 def test_two_notes_that_both_name_the_asked_subject_are_about_it() -> None:
