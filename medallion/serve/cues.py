@@ -19,12 +19,14 @@ from medallion.silver import forget_requests
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 # Cues that a question asks about another time than now: a past auxiliary, a word that points back,
-# a year. "ever" asks about any time, which is not the present either.
+# a year, "used to" (not "used for": "Which card should be used for billing?"). "ever" asks about any
+# time, which is not the present either.
 PAST_WORDS = frozenset((
-    "did", "was", "were", "had", "used", "before", "previously", "formerly", "originally", "earlier",
+    "did", "was", "were", "had", "before", "previously", "formerly", "originally", "earlier",
     "first", "former", "ago", "prior", "past", "once", "ever", "then", "until", "initially",
 ))
 _YEAR = re.compile(r"\b(1[5-9]|20)\d\d\b")
+_USED_TO = re.compile(r"\b(?<!be\s)(?<!been\s)used?\s+to\b")  # "used to live"; "be used to" is a habit now
 # Cues that it asks about now: a present auxiliary or a word for now, or a modal that asks what to do
 # now ("Where should the order be shipped?", "Which number can we use?").
 PRESENT_WORDS = frozenset((
@@ -54,7 +56,7 @@ def about_the_present(question: str) -> bool:
     """
     lowered = question.casefold().replace("’", "'")
     words = set(_TOKEN.findall(lowered))
-    if words & PAST_WORDS or _YEAR.search(lowered):
+    if words & PAST_WORDS or _YEAR.search(lowered) or _USED_TO.search(lowered):
         return False
     now = bool(words & NOW_WORDS) or any(p in lowered for p in PRESENT_PHRASES)
     if not now and _NOT_A_STATE.search(lowered):
