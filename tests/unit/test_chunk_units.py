@@ -164,3 +164,22 @@ def test_a_replacement_is_indexed_as_its_two_clauses() -> None:
     spans = chunks.split(text, by_sentence=True)
     assert [text[s:e] for s, e in spans] == [text, "sold the canoe in spring, ", "bought a paddleboard instead"]
     assert chunks.units(spans) == ["passage", "clause", "clause"]
+
+
+@pytest.mark.parametrize(("text", "parts"), [
+    ("carpool plan: maisie's with the hendersons on mondays, and rohan goes with us on fridays",
+     ["carpool plan: maisie's with the hendersons on mondays, ", "and rohan goes with us on fridays"]),
+    ("lunch orders: tobi's vegan and wren can't have nuts",
+     ["lunch orders: tobi's vegan ", "and wren can't have nuts"]),
+])
+def test_a_sentence_in_lower_case_is_cut_where_a_new_holder_and_its_verb_start(text: str, parts: list[str]) -> None:
+    """Chat in lower case names its people in lower case too: a part that opens with a bare word and its
+    verb ("rohan goes", "wren can't") has a holder of its own, so a question about one child finds a
+    text without the other's value."""
+    assert [text[a:b] for a, b in value_spans(text)] == parts
+
+
+@pytest.mark.parametrize("text", ["we walked for hours, and it was lovely in the end",
+                                  "i drive a civic and my brother has a jeep, ok"])
+def test_a_pronoun_or_a_possessive_is_no_lower_case_holder(text: str) -> None:
+    assert value_spans(text) == []

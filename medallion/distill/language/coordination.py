@@ -314,9 +314,20 @@ def _refers_back(part: str) -> bool:
     return _REFERS_BACK_RE.search(part) is not None
 
 
+# In a sentence written all in lower case (chat: "zara's at fernbrook now, idris started at tumblewood"),
+# a part names its holder by a bare word before its verb: not a pronoun, an article or a possessive.
+_NOT_HOLDERS = (r"i|me|my|we|our|you|your|he|she|it|they|his|her|its|their|this|that|these|those|there|the|a|an|"
+                r"some|both|all|which|who")
+_LOWER_HOLDER_RE = re.compile(rf"^\W*(?:[a-z ]{{1,30}}:\s+)?(?:(?:and|but|so|while|whereas)\s+)?"
+                              rf"(?!(?:{_NOT_HOLDERS})\b)[a-z][a-z-]+(?:'s|\s+(?:is|are|was|has|had|does|can't|cannot|won't|doesn't|started|"
+                              r"plays|goes|works|lives|drives|takes|needs|gets|loves|likes))\b")
+
+
 def _names_something(text: str, start: int, end: int) -> bool:
     """Whether text[start:end] holds a capitalised word (not the sentence's first word, nor "I") or a
-    word with a digit."""
+    word with a digit; in a sentence with no capital letter, whether it opens with a holder and its verb."""
+    if not re.search(r"[A-Z]", text.replace(" I ", " i ")) and _LOWER_HOLDER_RE.match(text[start:end]):
+        return True
     for m in _NAMED_RE.finditer(text, start, end):
         word = m.group(0)
         if any(c.isdigit() for c in word) or (word != "I" and text[:m.start()].strip()):
