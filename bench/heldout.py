@@ -9,7 +9,8 @@ written in the held-out format (``tests/development_cases.py``, tuned on) are pr
 and so are a second, a third, a fourth, a fifth and a sixth writer's (``tests/second_writer_cases.py``,
 ``tests/third_writer_cases.py``, ``tests/fourth_writer_cases.py``, ``tests/fifth_writer_cases.py``,
 ``tests/sixth_writer_cases.py``:
-written without reading the code, measured once before any rule was tuned on them, tuned on since).
+written without reading the code, measured once before any rule was tuned on them, tuned on since),
+and all six together: the development result the held-out one is compared with.
 
 Loading: every case in its own namespace; its events remembered in order through
 ``tools.remember(..., derive_now=False)``, one day apart (chat → ``transcript``, note → ``note``,
@@ -30,6 +31,7 @@ failures are always printed): a failure read is a failure tuned on. ``--json`` s
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
 import sys
 from collections.abc import Iterable, Sequence
@@ -51,6 +53,15 @@ SEARCH_K = 5  # what a user reads: the first five answers
 EVENT_KIND = {"chat": "transcript", "note": "note", "ticket": "issue"}
 FIRST_AT = datetime(2026, 1, 5, 9, 30, tzinfo=UTC)  # the first event of every case; the next ones a day apart
 KINDS = ("update", "two_subjects", "forget")
+# The development sets in the held-out format: (label, module, key in the JSON result).
+WRITER_SETS = (
+    ("held-out format", "tests.development_cases", "development_heldout_format"),
+    ("second writer", "tests.second_writer_cases", "development_second_writer"),
+    ("third writer", "tests.third_writer_cases", "development_third_writer"),
+    ("fourth writer", "tests.fourth_writer_cases", "development_fourth_writer"),
+    ("fifth writer", "tests.fifth_writer_cases", "development_fifth_writer"),
+    ("sixth writer", "tests.sixth_writer_cases", "development_sixth_writer"),
+)
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 
@@ -211,48 +222,16 @@ def main() -> None:
         sets["development"] = totals(dev_rows, list(dict.fromkeys(str(r["kind"]) for r in dev_rows)))
         result["development"] = {"totals": sets["development"], "derive_seconds": dev["derive_seconds"],
                                  "failed": [r["id"] for r in dev["cases"] if not r["passed"]]}  # type: ignore[union-attr]
-        # the development cases in the held-out format (tests/development_cases.py), judged the same way
-        from tests.development_cases import CASES as TUNED
-
-        tuned = run_heldout(TUNED, failures_only=True)
-        sets["development (held-out format)"] = tuned["totals"]
-        result["development_heldout_format"] = {
-            "totals": tuned["totals"], "failed": [r["id"] for r in tuned["cases"] if not r["passed"]]}
-        # the second writer's cases (tests/second_writer_cases.py): first measured before any rule used them
-        from tests.second_writer_cases import CASES as SECOND
-
-        second = run_heldout(SECOND, failures_only=True)
-        sets["development (second writer)"] = second["totals"]
-        result["development_second_writer"] = {
-            "totals": second["totals"], "failed": [r["id"] for r in second["cases"] if not r["passed"]]}
-        # the third writer's cases (tests/third_writer_cases.py): first measured before any rule used them
-        from tests.third_writer_cases import CASES as THIRD
-
-        third = run_heldout(THIRD, failures_only=True)
-        sets["development (third writer)"] = third["totals"]
-        result["development_third_writer"] = {
-            "totals": third["totals"], "failed": [r["id"] for r in third["cases"] if not r["passed"]]}
-        # the fourth writer's cases (tests/fourth_writer_cases.py): first measured before any rule used them
-        from tests.fourth_writer_cases import CASES as FOURTH
-
-        fourth = run_heldout(FOURTH, failures_only=True)
-        sets["development (fourth writer)"] = fourth["totals"]
-        result["development_fourth_writer"] = {
-            "totals": fourth["totals"], "failed": [r["id"] for r in fourth["cases"] if not r["passed"]]}
-        # the fifth writer's cases (tests/fifth_writer_cases.py): first measured before any rule used them
-        from tests.fifth_writer_cases import CASES as FIFTH
-
-        fifth = run_heldout(FIFTH, failures_only=True)
-        sets["development (fifth writer)"] = fifth["totals"]
-        result["development_fifth_writer"] = {
-            "totals": fifth["totals"], "failed": [r["id"] for r in fifth["cases"] if not r["passed"]]}
-        # the sixth writer's cases (tests/sixth_writer_cases.py): first measured before any rule used them
-        from tests.sixth_writer_cases import CASES as SIXTH
-
-        sixth = run_heldout(SIXTH, failures_only=True)
-        sets["development (sixth writer)"] = sixth["totals"]
-        result["development_sixth_writer"] = {
-            "totals": sixth["totals"], "failed": [r["id"] for r in sixth["cases"] if not r["passed"]]}
+        # the development cases in the held-out format, judged the same way: ours, then each other writer's
+        # (first measured before any rule used them, tuned on since)
+        every: list[dict[str, Any]] = []
+        for label, module, key in WRITER_SETS:
+            ran = run_heldout(importlib.import_module(module).CASES, failures_only=True)
+            every += ran["cases"]
+            sets[f"development ({label})"] = ran["totals"]
+            result[key] = {"totals": ran["totals"], "failed": [r["id"] for r in ran["cases"] if not r["passed"]]}
+        sets["development (held-out format, every writer)"] = totals(every, KINDS)
+        result["development_every_writer"] = {"totals": sets["development (held-out format, every writer)"]}
     print()
     print(side_by_side(sets))
     if args.json:
