@@ -112,7 +112,8 @@ def query_vector(model_name: str, query: str) -> list[float]:
 
 def content_words(query: str) -> list[str]:
     """The query's content words, in order, once each (stop words and punctuation dropped)."""
-    found = [re.sub(r"[^\w]", "", w) for w in (m.lower() for m in _WORD.findall(query))]
+    # a possessive goes before the punctuation: "herodias's" would be "herodiass", which no text has
+    found = [re.sub(r"[^\w]", "", re.sub(r"['’]s$", "", w)) for w in (m.lower() for m in _WORD.findall(query))]
     return list(dict.fromkeys(w for w in found if w and w not in STOP_WORDS and len(w) > 1))
 
 
