@@ -100,7 +100,9 @@ def _new_fact(
         buffer.edges.append((fid, event.namespace, subject_id, object_id, pred.name))
 
 
-NEWS_WINDOW = timedelta(days=30)  # a change dated this close to its telling is news, not a story about before
+# A change dated this close to its telling is news, not a story about before: "moved to Leeds last month"
+# is dated the 1st of that month, up to 62 days before it is told.
+NEWS_WINDOW = timedelta(days=62)
 
 
 def news(c: FactCandidate, event: EventInput, target: Neighbour) -> bool:

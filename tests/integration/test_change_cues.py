@@ -24,6 +24,7 @@ from medallion.silver.derive import derive
 from tests.conftest import fresh_database
 
 FIRST_AT = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+DAYS = {"moved-last-month": (-56, -55)}  # each turn's day after FIRST_AT (one a day otherwise)
 ACTOR = "user:Jonas"
 
 
@@ -42,6 +43,9 @@ CASES = (
     Turns("second-instrument", ("I play the violin.", "I also play the banjo.")),
     Turns("dropped-hobby", ("I'm a member of the Riverside Rowing Club.",
                             "I'm not a member of the Riverside Rowing Club anymore.")),
+    # told on January 6, "last month" is dated December 1: five weeks before its telling, and before the
+    # day (January 5) the old home was said
+    Turns("moved-last-month", ("I live in Tavira", "moved to Gdansk last month for the new job")),
 )
 
 
@@ -54,7 +58,9 @@ def tools(pg_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
             for case in CASES:
                 for n, text in enumerate(case.turns):
                     outcome = opened.remember(namespace=f"cue-{case.id}", content=text, kind="transcript",
-                                              actor=ACTOR, occurred_at=(FIRST_AT + timedelta(days=n)).isoformat(),
+                                              actor=ACTOR,
+                                              occurred_at=(FIRST_AT + timedelta(days=DAYS.get(case.id, range(9))[n])
+                                                           ).isoformat(),
                                               source="change-cues", source_event_id=f"{case.id}:{n}",
                                               derive_now=False)
                     assert outcome["status"] == "inserted", outcome
@@ -126,3 +132,11 @@ def test_started_at_a_company_now_replaces_the_employer(tools: Tools) -> None:
 def test_a_second_value_without_a_change_word_is_added(tools: Tools) -> None:
     facts = current(tools, "second-instrument")
     assert [f for f in facts if says(f, "violin")] and [f for f in facts if says(f, "banjo")], facts
+
+
+def test_a_move_told_a_month_later_still_replaces_the_home(tools: Tools) -> None:
+    """A change dated a month before its telling is news, not a story about before: the home said a month
+    ago is closed, and the search serves the new one."""
+    homes = [f for f in current(tools, "moved-last-month") if f.get("predicate") == "lives_in"]
+    assert [f.get("value") for f in homes] == ["Gdansk"], homes
+    assert says(top_fact(tools, "moved-last-month", "Where does Jonas live?"), "Gdansk")
