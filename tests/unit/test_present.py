@@ -286,6 +286,8 @@ LOOSELY_ALIKE = [0.15, 0.85, 0.5]  # cosine ≈ 0.31 with WORK: below SIMILAR, a
     ("Case 4410 handed over to Brannagh for the weekend", True),
     ("joined the Copperfield choir last month", True),
     ("signed the lease on the Harbour Street flat today", True),
+    ("traded the Corsa in for a Zoe", True),
+    ("cancelled the Pilates pass, I swim at Westgate these days", True),
     ("I also speak Basque now", False),  # one more, not a replacement
     ("Spent the weekend hiking the ridge trail", False),
 ])
