@@ -95,6 +95,7 @@ def test_values_listed_without_a_verb_of_their_own_are_cut_into_clauses() -> Non
     # a part that goes on about what the one before it named: its value belongs to that holder
     "Brannoch Dairy: Fenella retired, our buyer there is now Cathal Rooney.",
     "Saoirse Quill traded shifts with Benno, she covers Mondays now.",
+    "Tablet TB-88 returned by Ilona and reissued to Marcus.",
 ])
 def test_a_sentence_whose_parts_do_not_each_name_a_value_is_not_cut(sentence: str) -> None:
     assert value_spans(sentence) == []

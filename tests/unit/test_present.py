@@ -287,6 +287,8 @@ LOOSELY_ALIKE = [0.15, 0.85, 0.5]  # cosine ≈ 0.31 with WORK: below SIMILAR, a
     ("joined the Copperfield choir last month", True),
     ("signed the lease on the Harbour Street flat today", True),
     ("traded the Corsa in for a Zoe", True),
+    ("4471 resolved, customer confirmed the fix", True),
+    ("LT-9 reissued to Marcus", True),
     ("cancelled the Pilates pass, I swim at Westgate these days", True),
     ("I also speak Basque now", False),  # one more, not a replacement
     ("Spent the weekend hiking the ridge trail", False),

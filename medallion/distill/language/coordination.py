@@ -306,8 +306,10 @@ def names_value(text: str) -> bool:
 
 # A part that goes on about what the part before it named: it opens with a pronoun for it ("swapped with
 # Dov, he's on Sundays now") or points back with "there" ("Gretchen left, our contact there is Ulric").
-# A possessive ("her brother Otto's is 219") names a holder of its own.
-_REFERS_BACK_RE = re.compile(r"^\W*(?:(?:and|but|so)\s+)?(?:he|she|it|they)\b|(?<=\w)\s+there\b", re.I)
+# So does a verb with no subject after "and" ("returned by Kemal and reissued to Odile"). A possessive
+# ("her brother Otto's is 219") names a holder of its own.
+_REFERS_BACK_RE = re.compile(r"^\W*(?:(?:and|but|so)\s+)?(?:he|she|it|they)\b|(?<=\w)\s+there\b|"
+                             r"^\W*and\s+(?:then\s+)?(?:re)?[a-z]+ed\s+(?:to|by|for|from|on|at|in)\b", re.I)
 
 
 def _refers_back(part: str) -> bool:
