@@ -31,7 +31,7 @@ _USED_TO = re.compile(r"\b(?<!be\s)(?<!been\s)used?\s+to\b")  # "used to live"; 
 # now ("Where should the order be shipped?", "Which number can we use?").
 PRESENT_WORDS = frozenset((
     "is", "are", "am", "does", "do", "s", "now", "currently", "nowadays", "today", "still",
-    "latest", "current", "presently", "anymore", "should", "shall", "must", "can",
+    "latest", "current", "presently", "anymore", "should", "shall", "must", "can", "has", "have",
 ))
 NOW_WORDS = frozenset(("now", "currently", "nowadays", "today", "still", "latest", "current", "presently", "anymore"))
 # Questions that ask for a reason, a manner, a count or a span ("why", "how", "how many"), or what

@@ -71,6 +71,7 @@ ELSEWHERE = [0.0, 0.1, 1.0]  # cosine ≈ 0.02 with WORK
     ("Where should Selma have gone before?", False),
     ("Which card should be used for Selma's rent?", True),  # "used for" is no "used to"
     ("Where did Selma use to work?", False),
+    ("Who has the key to the Dunmore unit?", True),  # "has" owning now; "has … camped" above is what was done
 ])
 def test_a_question_about_now_is_told_from_one_about_another_time(question: str, present: bool) -> None:
     assert about_the_present(question) is present
