@@ -56,6 +56,7 @@ _WHO = rf"(?:(?i:{_ROLES})\s+(?=[A-Z]))?(?P<who>{_NAMED}|(?:the\s+)?(?:{_ROLES}|
 _RELAYED = re.compile(
     rf"^{_WHO}\s+(?:has\s+|had\s+)?(?:asked|asks|requested|requests|wants|wanted|would\s+like)\s+"
     r"(?:(?:us|you|me|them|the\s+team)\s+to\s+(?P<ask>.+)"
+    r"|(?:us|you|me|them|the\s+team)\s+(?P<notto>not\s+to\s+.+)"
     r"|(?:that\s+)?(?:we|you|I)\s+(?P<not>not\s+.+)"
     r"|(?:that\s+)?(?:we|you)\s+(?P<ask2>.+)"
     r"|(?:that\s+)?(?P<obj>.+?)\s+(?:be|is|are|gets?)\s+(?:erased|deleted|removed|forgotten|purged|wiped|scrubbed|"
@@ -78,6 +79,7 @@ _ON_BEHALF = re.compile(
     rf"^(?:(?i:per|at|by)\s+(?P<who>{_ASKER})(?:'s|’s)\s+(?:own\s+)?request|(?i:on\s+behalf\s+of)\s+(?P<whom>{_ASKER})"
     rf"|(?i:as)\s+(?P<asker>{_ASKER})\s+(?:asked|requested))\s*[,:;-]\s*(?P<ask>.+)$", re.DOTALL)
 _THEIRS = re.compile(r"\b(?:his|her|their)\b", re.IGNORECASE)  # in a relayed request: the asker's own
+_RECORDS_VERB = re.compile(r"^(?:remove|drop|clear|scrub|discard|take\s+out)\b", re.IGNORECASE)
 _PRONOUN = re.compile(r"^(?:him|her|them|it|this|that|these|those|everyone|anyone)$", re.IGNORECASE)
 _STRONG_DELETE = re.compile(r"^(?:delete|erase|wipe|purge|scrub)$", re.IGNORECASE)
 # "… from your memory / records / notes", said after the object.
@@ -107,7 +109,7 @@ _FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i’m|i've|i’ve)\b",
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 _NEXT = (r"(?:let's|let’s|we|i|you|tell|what|how|ok(?:ay)?|thanks?|he|she|they|it|that|this|that's|it's|i'd|i'm|"
          r"don't|don’t|idk|the|shouldn't|shouldn’t|should|didn't|didn’t|wasn't|wasn’t|was|not|sorry|oops|"
-         r"that’s|it’s|i’d|i’m|just|delete|remove|forget|erase|scrap|wipe|purge|drop)\b")
+         r"that’s|it’s|i’d|i’m|just|delete|remove|forget|erase|scrap|wipe|purge|drop|keep|leave|retain)\b")
 _CLAUSE_END = re.compile(
     rf"(?:[;:–—\U0001F300-\U0001FAFF\u2600-\u27BF]|,\s*+(?:(?:and|but|because|since|so|then)\s++)?{_NEXT}"
     rf"|\s(?:and|but|because|since|so|then)\s++{_NEXT}|\s++please\b"
@@ -249,10 +251,12 @@ def _relayed(match: re.Match[str], sentence: str) -> ForgetRequest | None:
     who = match.group("who")
     named = who if who[:1].isupper() and who.casefold() not in ("he", "she", "they") else None
     ask = match.group("ask") or match.group("ask2")
-    if ask is not None:
-        inner = _request(_THEIRS.sub("my", ask, count=1), sentence)
-    elif match.group("not") is not None:
-        inner = _request("do " + _THEIRS.sub("my", match.group("not"), count=1), sentence)
+    if ask is not None:  # the asker's own data asked off the records: "remove his passport number"
+        own = _THEIRS.sub("my", ask, count=1)
+        inner = _request(_RECORDS_VERB.sub("delete", own, count=1) if own != ask else ask, sentence)
+    elif match.group("not") is not None or match.group("notto") is not None:
+        negated = (match.group("not") or match.group("notto")).replace("not to ", "not ", 1)
+        inner = _request("do " + _THEIRS.sub("my", negated, count=1), sentence)
     else:
         obj = match.group("obj")
         inner = _request("delete " + _THEIRS.sub("my", obj, count=1), sentence) if obj else None

@@ -78,6 +78,12 @@ OTHERS = {
                     ("user:ysolde", "Take my insurance details out of my notes, please."),
                     ("agent:clinic", "Pt Oswin Tarrant attends a sleep clinic at Corley House on Fridays."),
                     ("agent:clinic", "Oswin Tarrant withdrew consent for us to hold his sleep clinic records.")),
+    # a target named in full withholds what holds every word of it, not a near one; a relayed plain "remove"
+    "forget-exact": (("user:wilma", "my home address is 3 Sorrel Yard, Alnwick"),
+                     ("user:wilma", "my work address is 40 Bondgate, Alnwick"),
+                     ("user:wilma", "forget my home address but keep the work one"),
+                     ("agent:desk", "Client Ivo Haldane's insurance number is QX-88120."),
+                     ("agent:desk", "Haldane asked us to remove his insurance number.")),
 }
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -189,6 +195,15 @@ def test_take_out_of_my_notes_and_a_withdrawn_consent_withhold_what_they_name(wo
     assert any("nine" in _text(h).casefold() for h in ferry), ferry
     clinic = world.tools.search("Where does Oswin Tarrant go on Fridays?", namespace="forget-take", k=5)
     assert not any("corley" in _text(h).casefold() for h in clinic), [_text(h) for h in clinic]
+
+
+def test_a_target_named_in_full_leaves_a_near_one_and_a_relayed_remove_is_a_request(world: World) -> None:
+    home = world.tools.search("What is Wilma's home address?", namespace="forget-exact", k=5)
+    assert not any("sorrel" in _text(h).casefold() for h in home), [_text(h) for h in home]
+    work = world.tools.search("What is Wilma's work address?", namespace="forget-exact", k=5)
+    assert "bondgate" in _text(work[0]).casefold(), [_text(h) for h in work]
+    insurance = world.tools.search("What is Ivo Haldane's insurance number?", namespace="forget-exact", k=5)
+    assert not any("88120" in _text(h) for h in insurance), [_text(h) for h in insurance]
 
 
 def test_a_turn_that_says_what_to_keep_is_no_answer_and_a_note_may_pass_a_request_on(world: World) -> None:

@@ -58,6 +58,7 @@ REQUESTS = [
     # "take … out of my notes / off my file"
     ("Take my insurance details out of my notes, please.", "phrase", "insurance details", True, None),
     ("take my old address off the file", "phrase", "old address", True, None),
+    ("forget my home number but keep the work one", "phrase", "home number", True, None),
 ]
 # Told on the data subject's behalf (a note or a ticket): the asker's own data.
 RELAYED = [
@@ -77,6 +78,9 @@ RELAYED = [
     ("Guest Oren Tal asks us to keep no record of his room preferences.", "room preferences", "Oren Tal"),
     ("Pt Elske Brandvold withdrew consent for us to hold her fertility records.", "fertility records",
      "Elske Brandvold"),
+    # told of the records, a plain "remove his …" asks them; "asked us not to keep …"
+    ("Haldane asked us to remove his insurance number.", "insurance number", "Haldane"),
+    ("7702: caller asked us not to keep her maiden name on file.", "maiden name", None),
 ]
 
 NOT_REQUESTS = [
@@ -104,6 +108,8 @@ NOT_REQUESTS = [
     "Mr Oduya has withdrawn consent for the photo release.",
     "The auditor requested removal of the old signage.",
     "Take the bins out of the garage.",
+    "She asked me to remove the tomatoes.",
+    "He asked us not to call after nine.",
     "take my laptop off the charger",
     "Hmm, I forget where I parked.",
 ]
