@@ -318,3 +318,15 @@ def test_s1_team_events_key_facts() -> None:
     assert ("Bob", "lives_in", "Oslo", d("2026-11-03")) in got[49]
     attended_43 = {(s, v) for s, p, v, _ in got[43] if p == "attended"}
     assert attended_43 == {(name, "Sprint 48 planning") for name in ("Alice", "Bob", "Carol", "Dan", "Tigran")}
+
+
+@pytest.mark.parametrize(("said", "statement"), [
+    ("I sold my Corsa last week.", "Alice sold"),
+    ("I sought a second opinion.", "Alice sought"),
+    ("I swept the yard.", "Alice swept"),
+])
+def test_s1_a_past_tense_takes_no_third_person_s(said: str, statement: str) -> None:
+    """S1: "I sold my Corsa" is "Alice sold …", never "Alice solds …": a statement a reader sees, and the
+    words search matches."""
+    facts = DISTILLER.distill(make_event(said))
+    assert facts and all(f.statement.startswith(statement + " ") for f in facts), [f.statement for f in facts]

@@ -42,7 +42,10 @@ IRREGULAR_PAST = word_set(
     meant paid put quit read rode rang rose sang sank shook shot shut slept slid spoke stood stole stuck
     struck swam swore taught tore threw understood woke wore wove wept upset withdrew been gone done seen
     taken given known become begun broken chosen driven eaten fallen forgotten gotten grown hidden ridden
-    risen shaken spoken stolen sworn thrown woken worn written used
+    risen shaken spoken stolen sworn thrown woken worn written used sold sought fled dug swung spun sped
+    bent bled bred dealt dreamt leapt learnt mistook overtook undertook shone shrank sprang stung swept
+    wound clung strode withheld rebuilt rewrote retook oversaw misled awoke bore bit blew crept drank
+    flung slung underwent
     """
 )
 THIRD_IRREGULAR = {"am": "is", "are": "is", "have": "has", "do": "does", "go": "goes", "be": "is", "'m": "is"}
