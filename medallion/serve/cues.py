@@ -94,7 +94,8 @@ _CHANGE_WORDS = re.compile(r"\b(?:now|new|no\s+longer|any\s*more|instead|switche
                            r"as\s+of|took\s+over|taken\s+over|taking\s+over|takes\s+over|"
                            r"these\s+days|nowadays|currently|updated|joined|signed|traded|cancell?ed|"
                            r"hand(?:ed|s|ing)?\s+over|resolved|reopened|closed|completed|returned|reissued|"
-                           r"rebooked|rescheduled|rerouted)\b", re.I)
+                           r"rebooked|rescheduled|rerouted|"
+                           r"first\s+(?:day|week|shift|month)\s+(?:at|with|in|on))\b", re.I)
 _ADDING_WORDS = re.compile(r"\b(?:also|too|another|as\s+well)\b", re.I)
 
 
@@ -112,7 +113,8 @@ _NOW_WORDS = re.compile(r"\b(?:now|new|switched|started|moved|changed|reassigned
                         r"replaced|replacements?|upgraded|downgraded|escalated|bumped|promoted|demoted|transferred|"
                         r"swapped|(?:going|moving)\s+forward|effective|as\s+of|t(?:ook|aken|aking|akes)\s+over|"
                         r"these\s+days|nowadays|currently|updated|joined|signed|traded|hand(?:ed|s|ing)?\s+over|"
-                        r"resolved|reopened|completed|reissued|rebooked|rescheduled|rerouted)\b",
+                        r"resolved|reopened|completed|reissued|rebooked|rescheduled|rerouted|"
+                        r"first\s+(?:day|week|shift|month)\s+(?:at|with|in|on))\b",
                         re.I)
 
 

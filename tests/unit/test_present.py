@@ -290,6 +290,7 @@ LOOSELY_ALIKE = [0.15, 0.85, 0.5]  # cosine ≈ 0.31 with WORK: below SIMILAR, a
     ("traded the Corsa in for a Zoe", True),
     ("4471 resolved, customer confirmed the fix", True),
     ("LT-9 reissued to Marcus", True),
+    ("first week at Harrowgate Labs done, loving it", True),
     ("cancelled the Pilates pass, I swim at Westgate these days", True),
     ("I also speak Basque now", False),  # one more, not a replacement
     ("Spent the weekend hiking the ridge trail", False),
