@@ -309,7 +309,7 @@ def names_value(text: str) -> bool:
 # So does a verb with no subject after "and" ("returned by Kemal and reissued to Odile"). A possessive
 # ("her brother Otto's is 219") names a holder of its own.
 _REFERS_BACK_RE = re.compile(r"^\W*(?:(?:and|but|so)\s+)?(?:he|she|it|they)\b|(?<=\w)\s+there\b|"
-                             r"^\W*and\s+(?:then\s+)?(?:re)?[a-z]+ed\s+(?:to|by|for|from|on|at|in)\b", re.I)
+                             r"^\W*and\s+(?:then\s+)?[a-z]+ed\s+(?:to|by|for|from|on|at|in)\b", re.I)
 
 
 def _refers_back(part: str) -> bool:
