@@ -214,8 +214,10 @@ def value_spans(text: str) -> list[tuple[int, int]]:
     joints into parts of at least :data:`MIN_PART_WORDS` words (a shorter one stays with the part
     before it: a list of names is one part) that each name something, a capitalised word after the
     sentence's first or a word with a digit (a part that names nothing, "and needs a new cable",
-    stays with the part before it); the cut is kept when two or more parts remain. Only the chunker
-    uses this cut; facts are still read by clause."""
+    stays with the part before it, and so does one that goes on about what the part before it named:
+    "he's on Sundays now", "our contact there is …", "and reissued to Odile"; in a sentence with no
+    capital letter a bare word and its verb name a holder, "and ben can't have gluten"); the cut is
+    kept when two or more parts remain. Only the chunker uses this cut; facts are still read by clause."""
     if len(text) > MAX_CHARS:
         return []
     by_semicolon = _semicolon_parts(text)
