@@ -312,9 +312,9 @@ def by_part_of_name(text: str, words: frozenset[str], subject: frozenset[str]) -
     to a person by surname or first name alone. A name with a number is a record's, not a person's."""
     if len(subject) < 2 or any(any(c.isdigit() for c in t) for t in subject):
         return False
-    for t in subject & words:
+    for t in (t for t in subject & words if len(t) > 2):
         name = re.escape(t[:1].upper() + t[1:])
         for m in re.finditer(rf"(?:\b[A-Z][\w'’-]*\s+)*\b{name}\b(?:\s+[A-Z][\w'’-]*)*", text):
-            if len(t) > 2 and _tokens(m.group(0)) <= subject:  # "Tobi Oyelaran" is no part of "Femi Oyelaran"
+            if _tokens(m.group(0)) <= subject:  # "Tobi Oyelaran" is no part of "Femi Oyelaran"
                 return True
     return False

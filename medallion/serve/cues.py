@@ -82,6 +82,11 @@ def asks_for_many(question: str) -> bool | None:
     return noun.endswith("s") and not _NOT_PLURAL.search(noun)
 
 
+# Change words that also say what holds now (in both lists below): a present restatement, a new
+# membership or contract, a record's new state, the start of something new.
+_NEW_STATE = (r"these\s+days|nowadays|currently|updated|joined|signed|traded|hand(?:ed|s|ing)?\s+over|resolved|"
+              r"reopened|completed|reissued|rebooked|rescheduled|rerouted|first\s+(?:day|week|shift|month)\s+"
+              r"(?:at|with|in|on)")
 # Words that say a value took another's place or ended, or restate what holds at present ("these days",
 # "currently": said of a value only when an earlier one is in question). Query time reads more of them than the ledger
 # (silver/slot_meaning.states_change), since here they only loosen how alike two turns must be.
@@ -91,11 +96,8 @@ _CHANGE_WORDS = re.compile(r"\b(?:now|new|no\s+longer|any\s*more|instead|switche
                            r"upgraded|downgraded|escalated|bumped|promoted|demoted|transferred|swapped|"
                            r"scratch\s+that|actually|change\s+of\s+plans?|turns?\s+out|replacements?|"
                            r"(?:going|moving)\s+forward|from\s+(?:today|here)\s+on|effective|"
-                           r"as\s+of|took\s+over|taken\s+over|taking\s+over|takes\s+over|"
-                           r"these\s+days|nowadays|currently|updated|joined|signed|traded|cancell?ed|"
-                           r"hand(?:ed|s|ing)?\s+over|resolved|reopened|closed|completed|returned|reissued|"
-                           r"rebooked|rescheduled|rerouted|"
-                           r"first\s+(?:day|week|shift|month)\s+(?:at|with|in|on))\b", re.I)
+                           rf"as\s+of|took\s+over|taken\s+over|taking\s+over|takes\s+over|{_NEW_STATE}|"
+                           r"cancell?ed|closed|returned)\b", re.I)
 _ADDING_WORDS = re.compile(r"\b(?:also|too|another|as\s+well)\b", re.I)
 
 
@@ -111,10 +113,8 @@ _ENDING_WORDS = re.compile(r"\b(?:no\s+longer|any\s*more|quit|passed\s+away|died
                            r"sold|broke\s+up|ended|cancell?ed|lost)\b", re.I)
 _NOW_WORDS = re.compile(r"\b(?:now|new|switched|started|moved|changed|reassigned|relocated|renamed|"
                         r"replaced|replacements?|upgraded|downgraded|escalated|bumped|promoted|demoted|transferred|"
-                        r"swapped|(?:going|moving)\s+forward|effective|as\s+of|t(?:ook|aken|aking|akes)\s+over|"
-                        r"these\s+days|nowadays|currently|updated|joined|signed|traded|hand(?:ed|s|ing)?\s+over|"
-                        r"resolved|reopened|completed|reissued|rebooked|rescheduled|rerouted|"
-                        r"first\s+(?:day|week|shift|month)\s+(?:at|with|in|on))\b",
+                        rf"swapped|(?:going|moving)\s+forward|effective|as\s+of|t(?:ook|aken|aking|akes)\s+over|"
+                        rf"{_NEW_STATE})\b",
                         re.I)
 
 

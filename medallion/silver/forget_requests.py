@@ -198,13 +198,13 @@ def _request(body: str, sentence: str) -> ForgetRequest | None:
     erasure = _ERASURE_ASKED.match(body)
     if erasure is not None:
         who = erasure.group("who")
-        named = who if who[:1].isupper() and who.casefold() not in ("he", "she", "they") else None
+        named = _named(who)
         obj = _THEIRS.sub("my", erasure.group("obj"), count=1)
         return _passed_on(_request("delete " + obj, sentence), named, sentence)
     consent = _CONSENT_WITHDRAWN.match(body)
     if consent is not None and consent.group("held"):  # "withdrew consent for us to hold her test results"
         who = consent.group("who")
-        named = who if who[:1].isupper() and who.casefold() not in ("he", "she", "they") else None
+        named = _named(who)
         return _passed_on(_request("delete " + _THEIRS.sub("my", consent.group("held"), count=1), sentence),
                           named, sentence)
     behalf = _ON_BEHALF.match(body)
@@ -237,6 +237,11 @@ def _request(body: str, sentence: str) -> ForgetRequest | None:
     return found
 
 
+def _named(who: str) -> str | None:
+    """The asker a relayed request names, or None for a role or a pronoun ("the customer", "she")."""
+    return who if who[:1].isupper() and who.casefold() not in ("he", "she", "they") else None
+
+
 def _on_behalf(match: re.Match[str], sentence: str) -> ForgetRequest | None:
     """A request a note passes on by its lead ("Per Anselm's request, delete his passport number"): the
     asker's own data when the object is theirs, as for :func:`_relayed`."""
@@ -249,7 +254,7 @@ def _relayed(match: re.Match[str], sentence: str) -> ForgetRequest | None:
     """A request told on behalf of the person who asked ("Thiago asked us to delete his home phone"):
     it is that person's own data when the object is theirs (his, her, their, or nothing said)."""
     who = match.group("who")
-    named = who if who[:1].isupper() and who.casefold() not in ("he", "she", "they") else None
+    named = _named(who)
     ask = match.group("ask") or match.group("ask2")
     if ask is not None:  # the asker's own data asked off the records: "remove his passport number"
         own = _THEIRS.sub("my", ask, count=1)

@@ -165,13 +165,15 @@ def _match(conn: psycopg.Connection, request: ForgetRequest, actor: str, facts: 
     if request.mode == "everything" and request.target is None:
         return pool, voiced
     target = spelled_target(request.target or "")
-    picked, by_meaning = _by_meaning(target, pool, voiced, request.about_whom if request.relayed else speaker, embed)
     keys = _keys(target)
     exact = {f.fact_id for f in pool if keys and _holds(keys, f.statement)}
     exact_chunks = {c.chunk_id for c in voiced if keys and _holds(keys, c.text)}
     if len(keys) >= 2 and (exact or exact_chunks) and request.mode == "phrase":
         # named in full ("my home address"): what holds every word is it, a near one ("work address") is not
         picked, by_meaning = set(), set()
+    else:
+        picked, by_meaning = _by_meaning(target, pool, voiced, request.about_whom if request.relayed else speaker,
+                                         embed)
     picked |= exact
     said = [c for c in voiced if c.chunk_id in by_meaning or c.chunk_id in exact_chunks]
     if request.mode == "everything":
