@@ -24,6 +24,7 @@ from tests.fourth_writer_cases import CASES as FOURTH_WRITER
 from tests.heldout_cases import CASES as HELD_OUT
 from tests.heldout_cases import HeldOut, Turn
 from tests.second_writer_cases import CASES as SECOND_WRITER
+from tests.seventh_writer_cases import CASES as SEVENTH_WRITER
 from tests.sixth_writer_cases import CASES as SIXTH_WRITER
 from tests.third_writer_cases import CASES as THIRD_WRITER
 
@@ -50,8 +51,8 @@ def tools(pg_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 
 
 @pytest.mark.parametrize("cases", [HELD_OUT, DEVELOPMENT, SECOND_WRITER, THIRD_WRITER, FOURTH_WRITER, FIFTH_WRITER,
-                                   SIXTH_WRITER],
-                         ids=["held-out", "development", "second", "third", "fourth", "fifth", "sixth"])
+                                   SIXTH_WRITER, SEVENTH_WRITER],
+                         ids=["held-out", "development", "second", "third", "fourth", "fifth", "sixth", "seventh"])
 def test_every_case_gets_a_valid_namespace_of_its_own(cases: list[HeldOut]) -> None:
     names = [namespace_of(c) for c in cases]
     assert len(set(names)) == len(cases)
@@ -59,8 +60,8 @@ def test_every_case_gets_a_valid_namespace_of_its_own(cases: list[HeldOut]) -> N
 
 
 @pytest.mark.parametrize("cases", [HELD_OUT, DEVELOPMENT, SECOND_WRITER, THIRD_WRITER, FOURTH_WRITER, FIFTH_WRITER,
-                                   SIXTH_WRITER],
-                         ids=["held-out", "development", "second", "third", "fourth", "fifth", "sixth"])
+                                   SIXTH_WRITER, SEVENTH_WRITER],
+                         ids=["held-out", "development", "second", "third", "fourth", "fifth", "sixth", "seventh"])
 def test_every_expected_or_rejected_word_is_a_word_of_the_case(cases: list[HeldOut]) -> None:
     """A word the events never say could never be found (expect) or never be wrongly served (reject)."""
     for case in cases:
