@@ -35,9 +35,16 @@ PRESENT_WORDS = frozenset((
 ))
 NOW_WORDS = frozenset(("now", "currently", "nowadays", "today", "still", "latest", "current", "presently", "anymore"))
 # Questions that ask for a reason, a manner, a count or a span ("why", "how", "how many"), or what
-# someone has done ("has … participated"), ask about no single present state.
-_NOT_A_STATE = re.compile(r"^\s*(?:why|how(?!\s+old\b))\b|\b(?:has|have)\s+(?:\w+\s+){0,3}?\w+(?:ed|en|wn|ne|ught)\b")
+# someone has done ("has … participated"), ask about no single present state; "how old" and "how much"
+# ask for a value that holds ("How much does the Pro plan cost?", "How much RAM does the node have?").
+_NOT_A_STATE = re.compile(r"^\s*(?:why|how(?!\s+(?:old|much)\b))\b"
+                          r"|\b(?:has|have)\s+(?:\w+\s+){0,3}?\w+(?:ed|en|wn|ne|ught)\b")
 PRESENT_PHRASES = ("these days", "at the moment", "right now", "any more")
+
+
+# Words inside a name that tell no name from another: "billing-api in prod" is mentioned by a note that says
+# "deployed billing-api to prod", and "the Gallowmere team" by "the gallowmere standup".
+NAME_LINKS = frozenset(("a", "an", "and", "at", "by", "for", "from", "in", "of", "on", "the", "to", "with"))
 
 
 def tokens(text: Any) -> set[str]:

@@ -70,7 +70,7 @@ from typing import Any
 import numpy as np
 
 from medallion.distill.language.coordination import names_value
-from medallion.serve import asked_subject
+from medallion.serve import asked_subject, cues
 from medallion.serve.cues import about_the_present, asks_for_many, asserts_value, news, retracts, says_change, tokens
 from medallion.silver import entities, forget_requests
 from medallion.silver.chunks import speaker
@@ -168,7 +168,8 @@ class Memo:
 
 
 def _mentions(name: frozenset[str], item: Candidate) -> bool:
-    return bool(name) and name <= item.words
+    told = name - cues.NAME_LINKS  # "billing-api in prod" is mentioned by "deployed billing-api to prod"
+    return bool(told) and told <= item.words
 
 
 def part_of(item: Candidate, subject: frozenset[str]) -> bool:
@@ -457,7 +458,6 @@ def question_subjects(question: str, items: Sequence[Candidate]) -> list[frozens
     """The candidates' names the question names (all of a name's tokens among its words)."""
     asked = tokens(question)
     return list(dict.fromkeys(n for item in items for n in item.names if n and n <= asked))
-
 
 
 def reorder(question: str, query: Sequence[float], results: list[dict[str, Any]],

@@ -62,6 +62,8 @@ ELSEWHERE = [0.0, 0.1, 1.0]  # cosine ≈ 0.02 with WORK
     ("How many races has Selma run?", False),
     ("Where has Selma camped?", False),
     ("How old is Selma's cat?", True),
+    ("How much does Selma's gym membership cost?", True),  # an amount that holds
+    ("How much did Selma pay for the bike?", False),
     ("How is Selma getting to work now?", True),
     ("Who owns the Harbor project?", True),  # a verb in the present third person, no auxiliary
     ("Which team handles the refunds?", True),
@@ -319,6 +321,25 @@ def test_a_records_name_is_its_identifier_too() -> None:
     fact, chunk = present_candidates(rows, results, [1.0, 0.0, 0.0])
     assert frozenset({"3301"}) in fact.names
     assert same_subject(fact, chunk)
+
+
+def test_a_name_is_mentioned_without_its_linking_words() -> None:
+    """'billing-api in prod' is what a later note names when it says 'deployed billing-api release 2307
+    to prod': the words that only link a name's parts (in, of, the, to …) need not be said again. A name
+    that is nothing but such words names nothing."""
+    results = [{"kind": "fact", "fact_id": "f", "statement": "billing-api in prod is on release 2281.",
+                "valid_from": "2026-01-05T09:30:00+00:00", "provenance": {"bronze_event_id": 1}},
+               {"kind": "chunk", "chunk_id": "c", "statement": "Ops note: deployed billing-api release 2307 to prod.",
+                "valid_from": "2026-01-07T09:30:00+00:00", "provenance": {"bronze_event_id": 2}},
+               {"kind": "chunk", "chunk_id": "d", "statement": "Ops note: deployed billing-api release 2307 to staging.",
+                "valid_from": "2026-01-07T09:30:00+00:00", "provenance": {"bronze_event_id": 3}}]
+    rows = {"f": ("f", None, ["billing-api in prod"], ["one"], None, None, False, None),
+            "c": ("c", None, [], [], "agent:ops", None, False, None),
+            "d": ("d", None, [], [], "agent:ops", None, False, None)}
+    fact, prod, staging = present_candidates(rows, results, [1.0, 0.0, 0.0])
+    assert same_subject(fact, prod)
+    assert not same_subject(fact, staging)  # a part of the name that tells it apart is still asked for
+    assert not same_subject(replace(fact, names=(frozenset({"in", "the"}),)), prod)
 
 
 def test_a_note_that_states_no_belief_is_about_the_names_it_capitalises() -> None:
