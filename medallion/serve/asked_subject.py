@@ -153,14 +153,16 @@ def _related(a: str | None, b: str) -> bool:
 def asked(question: str, names: Sequence[frozenset[str]] = ()) -> Asked:
     """What ``question`` asks about: the relational nouns it asks through, with the names beside them,
     and the people it names: ``names`` (the results' names the question gives, as token sets) and its
-    capitalised words after the first; a name with a number ("Ticket 3390") is a label, not a person."""
+    capitalised words after the first, not an acronym; a name with a number ("Ticket 3390") is a label,
+    not a person."""
     kin, kin_names = set(), set()
     for m in _KIN.finditer(question):
         kin.add(_noun(m.group("kin")))
         if m.group("name"):
             kin_names |= _tokens(m.group("name"))
     answers = bool(kin) and bool(_ASKS_FOR_RELATIVE.match(question))
-    given = [_tokens(m.group(0)) for m in _CAPITALISED.finditer(question) if m.start() > 0]
+    given = [_tokens(m.group(0)) for m in _CAPITALISED.finditer(question)
+             if m.start() > 0 and not m.group(0).isupper()]  # "How much RAM does …": an acronym names no one
     people = [n for n in dict.fromkeys([*names, *given]) if n and not any(w.isdigit() for w in n)]
     return Asked(frozenset(kin), frozenset(kin_names), tuple(people), answers)
 
@@ -273,6 +275,7 @@ def first_within_event(results: list[dict[str, Any]], question: Asked, ranked: S
 
 _OPENING_NAME = re.compile(r"\W*([A-Z][^\W\d_]+)")
 _OPENING_RUN = re.compile(r"\W*([A-Z][^\W\d_]*(?:\s+[A-Z][^\W\d_]*)*)")
+_LABEL = re.compile(r"(?:[^:\n]{1,40}:\s)?")  # a short label before a colon that opens a text
 
 
 def _narrows(outer: str, inner: str, question: Asked) -> bool:
@@ -288,6 +291,9 @@ def _narrows(outer: str, inner: str, question: Asked) -> bool:
     # ("Ilkka Vaara's guardian is Maelle Dorn, Countess of Vire.")
     lead = _OPENING_RUN.match(outer)
     lead_words = _tokens(lead.group(1)) - _NOT_NAMES if lead else frozenset()
+    if not lead_words:  # the names after a label that names nobody: "fyi for the lunch order: Garrick is …"
+        lead = _OPENING_RUN.match(outer, _LABEL.match(outer).end())  # type: ignore[union-attr]
+        lead_words = _tokens(lead.group(1)) - _NOT_NAMES if lead else frozenset()
     if not lead_words or lead_words <= _tokens(inner) or any(
             n and (n <= lead_words or lead_words <= n) for n in question.names):
         return False

@@ -22,7 +22,8 @@ MAX_SENTENCE = 300  # characters
 
 # How a request opens, before its verb: nothing, "please", "can you", "I want you to", …
 _LEAD = re.compile(
-    r"^(?:(?:ok(?:ay)?|hey|so|actually|also|and|now|oh|well|right|alright|hmm+|um+|uh+|ah+|one more thing|"
+    r"^(?:(?:ok(?:ay)?|hey|so|actually|also|and|now|oh|well|right|alright|hmm+|um+|uh+|ah+|ugh+|argh+|oops|"
+    r"whoops|one more thing|"
     r"on\s+second\s+thoughts?"
     r"|wait|sorry|btw|by\s+the\s+way|come\s+to\s+think\s+of\s+it|thinking\s+about\s+it)\b[\s,:;-]*+)*+"
     r"(?:(?:please|kindly|just)\s++)*+"
@@ -51,7 +52,8 @@ _NEGATED_KEEP = re.compile(_NOT_KEEP, re.IGNORECASE)
 # A request told on someone's behalf: "Thiago asked us to delete his home phone", "the customer asked
 # that we not store her mobile", "Svetlana requested that her emergency contact details be erased".
 _NAMED = r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?"  # "Thiago", "Ines Varga"
-_ROLES = r"customer|client|patient|pt|user|caller|employee|member|guest|resident|tenant"  # "the customer asked …"
+_ROLES = (r"customer|client|patient|pt|user|caller|employee|member|guest|resident|tenant|reporter|requester|"
+          r"requestor")  # "the customer asked …", a ticket's "reporter requests …"
 _WHO = rf"(?:(?i:{_ROLES})\s+(?=[A-Z]))?(?P<who>{_NAMED}|(?:the\s+)?(?:{_ROLES}|he|she|they))"  # "Guest Oren Tal"
 _RELAYED = re.compile(
     rf"^{_WHO}\s+(?:has\s+|had\s+)?(?:asked|asks|requested|requests|wants|wanted|would\s+like)\s+"
@@ -92,10 +94,11 @@ _EVERYTHING = re.compile(
     r"^(?:about\s+)?(?:everything|anything|all|whatever)(?:\s+(?:that\s+)?(?:you(?:'ve|’ve)?\s+)?"
     r"(?:know|knew|have|has|got|remember|stored|learned|learnt|heard|recorded|kept|said|saved))?"
     r"\s+(?:about|on|of|regarding|concerning)\s+(?P<x>.+)$", re.IGNORECASE)
-_WHAT_I_SAID = re.compile(
-    r"^(?:about\s+)?(?:what|everything|anything|all|whatever|the\s+(?:stuff|things?))\s+(?:that\s+)?i(?:'ve|’ve|\s+have)?"
+_WHAT_I_SAID = re.compile(  # "what I said about …", and "(that) I told you my salary" (what: the object)
+    r"^(?:about\s+)?(?:(?:what|everything|anything|all|whatever|the\s+(?:stuff|things?))\s+|that\s+(?=i\b)|(?=i\s))"
+    r"(?:that\s+)?i(?:'ve|’ve|\s+have)?"
     r"\s+(?:just\s+)?(?:said|told\s+you|mentioned|shared|wrote|typed|gave\s+you|say|tell\s+you)"
-    r"(?:\s+(?:about|on|regarding|concerning)\s+(?P<x>.+))?$", re.IGNORECASE)
+    r"(?:\s+(?:(?:about|on|regarding|concerning)\s+|(?=(?:my|our)\b))(?P<x>.+))?$", re.IGNORECASE)
 _PREVIOUS = re.compile(
     r"^(?:that|this|(?:my|the)\s+last\s+(?:message|thing\s+i\s+said|sentence|turn)|what\s+i\s+just\s+(?:said|wrote))$",
     re.IGNORECASE)

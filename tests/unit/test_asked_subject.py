@@ -43,6 +43,7 @@ def test_the_people_a_question_names_are_not_its_labels() -> None:
     assert asked("Which host does Ticket 5120 run on?").names == ()
     assert asked("Where does Anna Maria live?").names == (frozenset({"anna", "maria"}),)
     assert asked("How old is he?", [LIESEL]).names == (LIESEL,)  # the results' names the question gives
+    assert asked("How much RAM does Odalys have?").names == (frozenset({"odalys"}),)  # an acronym names no one
 
 
 @pytest.mark.parametrize(("text", "mention"), [
@@ -138,6 +139,13 @@ def test_of_a_text_naming_two_people_its_part_about_the_asked_one_represents_the
         out = first_within_event(results, question, ranks(results, question, {}, [ilkka]))
         assert out[0]["chunk_id"] == "part", outer
         assert out[0]["score"] == 0.5
+    # a note's label names nobody: the names after it are what the text opens with
+    wynne = frozenset({"wynne"})
+    allergy = asked("What is Wynne allergic to?", [wynne])
+    labelled = [_result("all", 1, "fyi for lunch: Garrick is allergic to nuts and Wynne can't have eggs", 0.5),
+                _result("part", 1, "and Wynne can't have eggs", 0.4)]
+    out = first_within_event(labelled, allergy, ranks(labelled, allergy, {}, [wynne]))
+    assert out[0]["chunk_id"] == "part"
     # a part that leaves out no one else's name says no more than its text: the text stays first
     alone = [_result("all", 1, "Ilkka Vaara's permit ends in July, renewal in hand.", 0.5),
              _result("part", 1, "Ilkka Vaara's permit ends in July,", 0.4)]

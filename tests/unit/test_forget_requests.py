@@ -59,6 +59,9 @@ REQUESTS = [
     ("Take my insurance details out of my notes, please.", "phrase", "insurance details", True, None),
     ("take my old address off the file", "phrase", "old address", True, None),
     ("forget my home number but keep the work one", "phrase", "home number", True, None),
+    # an interjection before the request; "(that) I told you my X": what the speaker said about X
+    ("ugh forget i told you my weight", "about", "weight", True, None),
+    ("oops, please forget that I told you my pin", "about", "pin", True, None),
 ]
 # Told on the data subject's behalf (a note or a ticket): the asker's own data.
 RELAYED = [
@@ -68,6 +71,9 @@ RELAYED = [
     ("2901: Benedek asked that we not store his personal mobile; scrap it.", "personal mobile", "Benedek"),
     ("Ticket 7702: Ilse requested we purge her IBAN from the ticket.", "IBAN", "Ilse"),
     ("Ticket 3318: customer asks us to delete her loyalty number from the record.", "loyalty number", None),
+    # a ticket's reporter or requester asking, in the ticket's own words
+    ("HD-77: reporter requests you stop keeping his home phone on file.", "home phone", None),
+    ("requester asked us to remove her badge photo", "badge photo", None),
     ("Per Wilhelmina's request, delete her visa number from our notes.", "visa number", "Wilhelmina"),
     ("On behalf of Teodor Marsh, forget his old address.", "old address", "Teodor Marsh"),
     ("As Priya asked, please erase her bank details.", "bank details", "Priya"),

@@ -331,7 +331,7 @@ def test_a_name_is_mentioned_without_its_linking_words() -> None:
                 "valid_from": "2026-01-05T09:30:00+00:00", "provenance": {"bronze_event_id": 1}},
                {"kind": "chunk", "chunk_id": "c", "statement": "Ops note: deployed billing-api release 2307 to prod.",
                 "valid_from": "2026-01-07T09:30:00+00:00", "provenance": {"bronze_event_id": 2}},
-               {"kind": "chunk", "chunk_id": "d", "statement": "Ops note: deployed billing-api release 2307 to staging.",
+               {"kind": "chunk", "chunk_id": "d", "statement": "Ops: deployed billing-api release 2307 to staging.",
                 "valid_from": "2026-01-07T09:30:00+00:00", "provenance": {"bronze_event_id": 3}}]
     rows = {"f": ("f", None, ["billing-api in prod"], ["one"], None, None, False, None),
             "c": ("c", None, [], [], "agent:ops", None, False, None),

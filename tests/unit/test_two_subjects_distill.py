@@ -86,6 +86,20 @@ def test_clause_spans_tile_the_sentence_and_keep_numbers_whole() -> None:
     assert all(a[1] == b[0] for a, b in zip(spans, spans[1:], strict=False))
 
 
+
+@pytest.mark.parametrize(("text", "parts"), [
+    # an emoji closing a chat line belongs to no clause (the parse hangs it on the first verb)
+    ("Tofu only eats salmon pate, Bramble eats literally anything incl my socks 🙃",
+     ["Tofu only eats salmon pate, ", "Bramble eats literally anything incl my socks 🙃"]),
+    # a lower-case name with a digit opens a clause of its own
+    ("host web-3 runs nginx, host db-7 runs postgres.", ["host web-3 runs nginx, ", "host db-7 runs postgres."]),
+    # the label of a note stays with the first clause; what it labels is cut
+    ("Ops note: host web-3 runs nginx, host db-7 runs postgres.",
+     ["Ops note: host web-3 runs nginx, ", "host db-7 runs postgres."]),
+])
+def test_clause_spans_in_chat_and_notes(text: str, parts: list[str]) -> None:
+    assert [text[a:b] for a, b in clause_spans(text)] == parts
+
 PRONOUNS = [
     ("I got a new phone number. It's 555-0199 now.", ("Alice", "phone", "555-0199")),
     ("I moved into a new flat last month. It's on Harbour Street.",

@@ -35,14 +35,16 @@ from medallion.distill.language.parse import (
 
 # A sentence where no joint (a comma, "and", "whereas" …) is followed by what can open a clause with
 # a subject of its own (I, we, a possessive, an article, a name) cannot hold two: it is never parsed.
+# A name with a digit ("node birch-02", "room 4b") opens a subject in lower-case notes too.
 _CUE_RE = re.compile(r"(?:[,;]|\b(?i:and|but|while|whereas))\s+(?:(?i:and|but|so|then|while|whereas)\s+)?"
-                     r"(?:(?i:I|we|my|our|their|your|the|this|that)\b|[A-Z])")
+                     r"(?:(?i:I|we|my|our|their|your|the|this|that)\b|[A-Z]|(?:[^\W\d_]+\s+)?[\w-]*\d)")
 _CONTRAST_MARKS = frozenset({"while", "whereas"})
 # Subjects that continue someone already named (their clause stays with the one before it).
 _CONTINUING = frozenset({"he", "she", "it", "they", "this", "that", "these", "those", "there", "who", "which",
                          "what", "one", "both", "all", "each"})
 _CONNECTIVES = frozenset({"and", "but", "while", "whereas", "or", "so", "yet"})
 MAX_CHARS = 400  # a longer "sentence" is a list or a pasted text: not cut
+_LABEL = re.compile(r"[^\W\d_][^:\n]{0,38}:\s+")  # a short label before a colon: "Ops note: ", "Update: "
 
 
 def _offsets(s: Sentence, text: str) -> list[int] | None:
@@ -60,6 +62,12 @@ def _offsets(s: Sentence, text: str) -> list[int] | None:
         out.append(start)
         delta += len(original) - len(tok.text)
     return out
+
+
+def _mark(token: Any) -> bool:
+    """Punctuation, or a symbol without letters or digits (an emoji closing a chat line, which the parse
+    hangs on the first clause's verb wherever it stands): it belongs to no clause."""
+    return bool(token.is_punct) or not any(c.isalnum() for c in token.text)
 
 
 def _subject(head: Any) -> Any | None:
@@ -105,6 +113,10 @@ def clause_spans(text: str) -> list[tuple[int, int]]:
         return []
     if noted(text, None):
         return []
+    label = _LABEL.match(text)
+    if label and len(text) - label.end() >= 20:  # "Ops note: node a1 has 64 GB, node b2 has 256 GB": cut what it labels
+        inner = clause_spans(text[label.end():])
+        return [(0 if n == 0 else a + label.end(), b + label.end()) for n, (a, b) in enumerate(inner)]
     s = parse(text)
     if s.root.pos_ not in ("VERB", "AUX"):
         return []
@@ -124,7 +136,7 @@ def clause_spans(text: str) -> list[tuple[int, int]]:
             owner[t.i] = anc.i
     firsts: list[int] = []
     for h in heads:
-        own = [i for i, o in owner.items() if o == h.i and not s.doc[i].is_punct
+        own = [i for i, o in owner.items() if o == h.i and not _mark(s.doc[i])
                and not (s.doc[i].dep_ in ("cc", "mark") and s.doc[i].lower_ in _CONNECTIVES)]
         if not own:
             return []
@@ -135,7 +147,7 @@ def clause_spans(text: str) -> list[tuple[int, int]]:
     for n, k in enumerate(order):
         stop = bounds[n + 1] if n + 1 < len(bounds) else len(s.doc)
         for i, o in owner.items():
-            if o == heads[k].i and not s.doc[i].is_punct and not (bounds[n] <= i < stop) and not (
+            if o == heads[k].i and not _mark(s.doc[i]) and not (bounds[n] <= i < stop) and not (
                     s.doc[i].lower_ in _CONNECTIVES and i < bounds[n]):
                 return []
     starts = [0]
