@@ -109,6 +109,7 @@ class Fetched:
     items: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # ITEMS_SQL's rows, by id
     predicate_of: dict[str, str] = field(default_factory=dict)  # every fact candidate's predicate (about now)
     cold: set[str] = field(default_factory=set)  # fact candidates not served in full by the statement
+    neighbours: dict[int, tuple[int | None, int | None]] = field(default_factory=dict)  # event -> before, after
 
 
 # What the present stage (serve/present.py) reads of a candidate: (id, embedding, names, cardinalities,
@@ -271,7 +272,22 @@ def statement(plan: Plan) -> str:
         parts.append(_branch("e", "FROM ce", id="id", ev="ev", b="pred", flag="ev IN (SELECT ev FROM hot)"))
         parts.append(_branch("f", f"FROM ce c {hydrate} WHERE c.ev IN (SELECT ev FROM hot)", id="x.fact_id",
                              **_FACT_COLUMNS, **_hydrated(plan)))
+    if plan.chunks:  # the turns beside each candidate's turn in its thread (serve/fusion.py: with_neighbours)
+        events = "SELECT bronze_event_id FROM crow" + ("" if plan.as_of else " UNION SELECT ev FROM ce")
+        ctes.append(f"nb AS ({NEIGHBOURS.format(events=events)})")
+        parts.append(_branch("nb", "FROM nb", ev="nb.ev", pos="nb.before", bronze_event_id="nb.after"))
     return "WITH " + ",\n".join(ctes) + "\n" + "\nUNION ALL ".join(parts)
+
+
+# Each of the ``{events}`` (candidate turns) with the nearest turn of its thread on either side, in Bronze
+# order (the order a chunk's context is read in): two probes of silver.chunks_thread each.
+NEIGHBOURS = """SELECT t.ev,
+       (SELECT b.bronze_event_id FROM silver.chunks b WHERE b.namespace = %(ns)s AND b.thread = t.thread
+          AND b.bronze_event_id < t.ev ORDER BY b.bronze_event_id DESC LIMIT 1) AS before,
+       (SELECT a.bronze_event_id FROM silver.chunks a WHERE a.namespace = %(ns)s AND a.thread = t.thread
+          AND a.bronze_event_id > t.ev ORDER BY a.bronze_event_id LIMIT 1) AS after
+FROM (SELECT DISTINCT c.bronze_event_id AS ev, c.thread
+      FROM silver.chunks c WHERE c.namespace = %(ns)s AND c.bronze_event_id IN ({events})) t"""
 
 
 def _known(plan: Plan, chunk_lists: list[str]) -> list[str]:
@@ -518,6 +534,8 @@ def parse(rows: Iterable[tuple[Any, ...]]) -> Fetched:
             out.standing.append((key, row[i["ev"]], row[i["i1"]], row[i["i2"]], row[i["flag"]], row[i["a"]]))
         elif tag == "r":
             out.redactions.setdefault(row[i["ev"]], []).append(row[i["a"]])
+        elif tag == "nb":
+            out.neighbours[row[i["ev"]]] = (row[i["pos"]], row[i["bronze_event_id"]])
     for name, scored in out.lists.items():
         out.lists[name] = [(key, score) for _, key, score in sorted(scored, key=lambda r: r[0])]
     listed = {k for name in ("fv", "ft") for k, _ in out.lists.get(name, [])} | {h.fact_id for h in out.hops}

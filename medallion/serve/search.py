@@ -142,6 +142,8 @@ def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]
     found = candidates(conn, request, vector)
     standing = verify(request, found)
     scores = fuse(found, request.query)
+    # a turn whose neighbours in its thread match too is likelier the passage that answers
+    scores = fusion.with_neighbours(scores, found.event_of, found.fetched.neighbours)
     results = serve(conn, request, found, scores, standing)
     results.sort(key=rank_key)
     results = narrowest_first(results, request.query)

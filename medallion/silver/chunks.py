@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
+from typing import Any
 
 import psycopg
 
+from medallion.bronze.thread import THREAD_KEY
 from medallion.distill.language.coordination import clause_spans, replacement_spans, value_spans
 
 MAX_CHARS = 800
@@ -199,6 +202,12 @@ def embed_text(context: str | None, text: str) -> str:
 
 # The thread of a Bronze event row aliased {t}; the same expression as the index events_thread_key.
 THREAD_KEY_SQL = "coalesce({t}.metadata ->> 'thread', {t}.provenance_root)"
+
+
+def thread_of(metadata: Mapping[str, Any], provenance_root: str) -> str:
+    """An event's thread as :data:`THREAD_KEY_SQL` reads it (stored with its chunks: silver.chunks.thread)."""
+    named = metadata.get(THREAD_KEY)
+    return named if isinstance(named, str) and named else provenance_root
 
 
 def previous_turns(conn: psycopg.Connection, event_ids: list[int]) -> dict[int, tuple[str | None, str]]:

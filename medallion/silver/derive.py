@@ -489,8 +489,10 @@ def _resolve_event(
     fingerprint, settings = run.fingerprint, run.settings
     chunk_ids = [chunking.chunk_id(event.event_id, s, e) for s, e in spans]
     units = chunking.units(spans)
+    thread = chunking.thread_of(event.metadata, event.provenance_root)
     buffer.chunks += [(cid, event.namespace, event.event_id, s, e, event.content[s:e], c, event.occurred_at,
-                       event.provenance_root, fingerprint, vectors[chunking.embed_text(c, event.content[s:e])], unit)
+                       event.provenance_root, fingerprint, vectors[chunking.embed_text(c, event.content[s:e])], unit,
+                       thread)
                       for (s, e), cid, c, unit in zip(spans, chunk_ids, span_context, units, strict=True)]
     tally.chunks += len(spans)
     if event.kind == "document":

@@ -123,8 +123,8 @@ class WriteBuffer:
             if self.chunks:
                 cur.executemany(
                     "INSERT INTO silver.chunks (chunk_id, namespace, bronze_event_id, char_start, char_end, text, "
-                    "context, occurred_at, provenance_root, fingerprint, embedding, unit) "
-                    "VALUES (%b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b)",  # binary: vectors as float4 arrays
+                    "context, occurred_at, provenance_root, fingerprint, embedding, unit, thread) "
+                    "VALUES (%b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b, %b)",  # binary: vectors as float4 arrays
                     self.chunks,
                 )
             if self.working_memory:

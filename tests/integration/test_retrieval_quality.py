@@ -12,7 +12,8 @@ import pytest
 
 from medallion.bronze.ingest import ingest_events
 from medallion.db.connection import connect
-from medallion.serve import capabilities
+from medallion.serve import capabilities, retrieve
+from medallion.serve import search as searching
 from medallion.serve.search import tsqueries
 from medallion.serve.tools import open_tools
 from medallion.settings import Settings
@@ -122,12 +123,39 @@ def test_a_named_thread_links_messages_with_roots_of_their_own(engine_conn: psyc
     assert "events_thread_key" in plan
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the fragment answer has only its chunk; with facts and chunks in one list per view it now outranks "
-    "every fact (the 'calls every Sunday' fact among them), but the question turn it replies to shares "
-    "'call' and 'puppy' with the query and ranks first (0.364 vs 0.334)"))
+def test_search_reads_the_turns_beside_each_candidate_in_its_thread(engine_conn: psycopg.Connection,
+                                                                    settings: Settings) -> None:
+    """The turns beside a candidate are those of its thread (a named thread across permalink roots, else
+    the provenance root), in Bronze order; another thread's turns in between are not its neighbours."""
+    events = [
+        _event(1, "user:alice", "Where are you going this summer?", "chat://msg/1"),
+        _event(2, "user:zoe", "The roof over the garage leaks again.", "chat://roof"),
+        _event(3, "user:bob", "Lisbon in August, with my sister.", "chat://msg/3"),
+        _event(4, "user:zoe", "A roofer comes on Tuesday.", "chat://roof"),
+        _event(5, "user:alice", "Lovely, Lisbon is great in summer.", "chat://msg/5"),
+    ]
+    for e in (events[0], events[2], events[4]):
+        e["thread"] = "summer"
+    assert ingest_events(engine_conn, events, origin="test").ok
+    derive(engine_conn, settings)
+    event = dict(engine_conn.execute("SELECT source_event_id, event_id FROM bronze.events WHERE namespace = %s",
+                                     (NS,)).fetchall())
+    request = searching.SearchRequest(NS, "Where is Bob going this summer?")
+    params: dict[str, Any] = {"ns": NS, "q": searching.query_vector(settings.embedding_model, request.query),
+                              "n": searching.CANDIDATES, **tsqueries(request.query)}
+    plan = searching.plan(request, params)
+    with open_tools(None, settings) as tools, tools.scope([NS]) as conn:
+        fetched = retrieve.fetch(conn, plan, params)
+    assert fetched.neighbours[event["m3"]] == (event["m1"], event["m5"])
+    assert fetched.neighbours[event["m1"]] == (None, event["m3"])
+    assert fetched.neighbours[event["m4"]] == (event["m2"], None)
+
+
 def test_answer_turn_is_found_by_the_question_it_replies_to(settings: Settings,
                                                             engine_conn: psycopg.Connection) -> None:
+    """The fragment answer has only its chunk, and the question turn it replies to shares 'call' and
+    'puppy' with the query: alone by its words it ranks second. Lent a share of the scores of the turns
+    beside it (the question before it, the dog after it), it comes first."""
     turns = [
         ("user:alice", "What did you call the new puppy you adopted?"),
         ("user:bob", "Biscuit, after my grandmother's recipe."),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from medallion.serve.fusion import NO_CURRENT_FACT, OWN_SHARE, RRF_K, ChunkStanding, fuse
+from medallion.serve.fusion import NO_CURRENT_FACT, OWN_SHARE, RRF_K, ChunkStanding, fuse, with_neighbours
 from medallion.serve.search import asks_who, merged, rank_key
 
 
@@ -106,3 +106,16 @@ def test_a_belief_that_only_links_two_people_follows_the_rest_of_its_turn() -> N
     assert alone == fuse({"vector": ["link"]}, {"link": 1})  # with nothing else in its turn it stays as it was
     assert asks_who("Who is Elif married to?") and asks_who("whose desk is by the window?")
     assert not asks_who("Where does Elif's husband work?")
+
+
+def test_a_turn_is_lent_a_share_of_its_neighbours_scores() -> None:
+    """The answer after a matching question ("Yes, last May!") rises above a turn that matches as well
+    alone; of two neighbours the better stays ahead; a neighbour no list found lends nothing."""
+    scores = {"question": 0.10, "answer": 0.05, "elsewhere": 0.06, "quiet": 0.01}
+    event_of = {"question": 1, "answer": 2, "elsewhere": 7, "quiet": 9}
+    threads = {1: (None, 2), 2: (1, 3), 7: (6, 8), 9: (8, 10)}
+    out = with_neighbours(scores, event_of, threads, share=0.3)
+    assert out["answer"] > out["elsewhere"]  # 0.05 + 0.03 against 0.06 alone
+    assert out["question"] > out["answer"]  # each lends the other the same share
+    assert out["elsewhere"] == scores["elsewhere"] and out["quiet"] == scores["quiet"]  # 6, 8, 10 were not found
+    assert with_neighbours(scores, event_of, {}, share=0.3) == scores

@@ -10,5 +10,6 @@ select
     context,
     occurred_at,
     provenance_root,
+    thread,
     fingerprint
 from {{ source('silver', 'chunks') }}
