@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from medallion.distill.language.coordination import LABEL
 from medallion.distill.language.lexicon import REL_NOUNS
 
 # People one is related to (the distiller's relational nouns), and the animals one keeps.
@@ -162,7 +163,7 @@ def asked(question: str, names: Sequence[frozenset[str]] = ()) -> Asked:
             kin_names |= _tokens(m.group("name"))
     answers = bool(kin) and bool(_ASKS_FOR_RELATIVE.match(question))
     given = [_tokens(m.group(0)) for m in _CAPITALISED.finditer(question)
-             if m.start() > 0 and not m.group(0).isupper()]  # "How much RAM does …": an acronym names no one
+             if m.start() > 0 and not (m.group(0).isupper() and len(m.group(0)) > 2)]  # "How much RAM": no one
     people = [n for n in dict.fromkeys([*names, *given]) if n and not any(w.isdigit() for w in n)]
     return Asked(frozenset(kin), frozenset(kin_names), tuple(people), answers)
 
@@ -275,7 +276,6 @@ def first_within_event(results: list[dict[str, Any]], question: Asked, ranked: S
 
 _OPENING_NAME = re.compile(r"\W*([A-Z][^\W\d_]+)")
 _OPENING_RUN = re.compile(r"\W*([A-Z][^\W\d_]*(?:\s+[A-Z][^\W\d_]*)*)")
-_LABEL = re.compile(r"(?:[^:\n]{1,40}:\s)?")  # a short label before a colon that opens a text
 
 
 def _narrows(outer: str, inner: str, question: Asked) -> bool:
@@ -292,7 +292,8 @@ def _narrows(outer: str, inner: str, question: Asked) -> bool:
     lead = _OPENING_RUN.match(outer)
     lead_words = _tokens(lead.group(1)) - _NOT_NAMES if lead else frozenset()
     if not lead_words:  # the names after a label that names nobody: "fyi for the lunch order: Garrick is …"
-        lead = _OPENING_RUN.match(outer, _LABEL.match(outer).end())  # type: ignore[union-attr]
+        label = LABEL.match(outer)
+        lead = _OPENING_RUN.match(outer, label.end()) if label else None
         lead_words = _tokens(lead.group(1)) - _NOT_NAMES if lead else frozenset()
     if not lead_words or lead_words <= _tokens(inner) or any(
             n and (n <= lead_words or lead_words <= n) for n in question.names):

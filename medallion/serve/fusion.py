@@ -79,18 +79,19 @@ NEIGHBOUR_SHARE = 0.3
 
 def with_neighbours(scores: Mapping[str, float], event_of: Mapping[str, Hashable],
                     neighbours: Mapping[Hashable, tuple[Hashable | None, Hashable | None]],
-                    share: float = NEIGHBOUR_SHARE) -> dict[str, float]:
+                    share: float = NEIGHBOUR_SHARE, silent: Collection[Hashable] = ()) -> dict[str, float]:
     """``scores`` (item → fused score) with each item's event lent ``share`` of the scores of the events
     just before and after it in its thread (``neighbours``: event → (before, after)), each event's
-    score being its best item's. Only candidates lend: a neighbour no list found adds nothing. Of two
-    neighbouring events the better stays ahead (each lends the other the same share); a turn between
-    two that match rises, and so does the answer after a matching question."""
+    score being its best item's. Only candidates lend: a neighbour no list found adds nothing. Two
+    neighbours lend each other the same share, so the better stays ahead unless its other neighbour
+    lends less than the worse one's does; a turn between two that match rises, and so does the answer
+    after a matching question. The ``silent`` events lend nothing (search's: those it will not serve)."""
     best: dict[Hashable, float] = {}
     for item, score in scores.items():
         event = event_of.get(item)
         if event is not None:
             best[event] = max(best.get(event, 0.0), score)
-    lent = {event: share * sum(best.get(n, 0.0) for n in neighbours.get(event, ()) if n is not None)
+    lent = {event: share * sum(best.get(n, 0.0) for n in neighbours.get(event, ()) if n is not None and n not in silent)
             for event in best}
     return {item: score + lent.get(event_of.get(item), 0.0) for item, score in scores.items()}
 

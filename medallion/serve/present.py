@@ -9,9 +9,10 @@ this stage does what that reader does, without naming any relation:
 
 * a *cluster* gathers candidates about the same subject whose stored embeddings are close (cosine ≥
   :data:`SIMILAR`) and that are about as close to the question (within :data:`MARGIN`; when the later
-  of two says it changes something, "now", "switched", "scratch that", the looser
-  :data:`SIMILAR_CHANGED` and :data:`MARGIN_CHANGED`, since a change is often told in words the
-  question does not use): in rank
+  of two says it changes something, "now", "switched", "scratch that", or the earlier that something
+  ended, "sold the Zinnia", "Pickle passed away", the looser :data:`SIMILAR_CHANGED` and
+  :data:`MARGIN_CHANGED`, since a change is often told in words the question does not use, and the
+  replacement in words the ending did not use): in rank
   order, each candidate joins the first cluster whose founding event (a turn and the facts it stated)
   holds such an item, else starts its own; nothing chains through a member that joined later;
 * a candidate is about a subject when the subject's name is among its names (a fact's subject and
@@ -69,9 +70,10 @@ from typing import Any
 
 import numpy as np
 
-from medallion.distill.language.coordination import names_value
+from medallion.distill.language.coordination import ENDED_RE, names_value
 from medallion.serve import asked_subject, cues
 from medallion.serve.cues import about_the_present, asks_for_many, asserts_value, news, retracts, says_change, tokens
+from medallion.serve.proper_names import proper_words
 from medallion.silver import entities, forget_requests
 from medallion.silver.chunks import speaker
 from medallion.silver.embed import vector_of
@@ -103,36 +105,6 @@ TITLES = frozenset(("mr", "mrs", "ms", "mx", "miss", "dr", "prof", "sir", "madam
 # Words that make a third person a turn's subject or owner ("she moved", "his car"); an object ("had them
 # on repeat", "called him") leaves the speaker the subject.
 THIRD_PERSON = frozenset(("he", "she", "her", "his", "hers", "hes", "shes", "they", "their", "theyre"))
-
-# Capitalised words that name nothing: a note's opening word or a pronoun.
-_NOT_NAMES = frozenset((
-    "i", "a", "an", "the", "it", "its", "we", "my", "our", "he", "she", "his", "her", "they", "their", "this",
-    "that", "these", "those", "there", "so", "and", "but", "or", "ok", "okay", "yes", "no", "hi", "hey", "also",
-    "just", "please", "pls", "fyi", "re", "note", "update", "per", "as", "if", "when", "then",
-))
-# A capitalised word and the capitalised words or numbers right after it: "Thea Lindgren", "Ticket 4413".
-_CAPITALISED = re.compile(r"\b[A-Z][^\W_]*(?:[ -](?:[A-Z][^\W_]*|\d[\w-]*))*")
-_LABEL_VALUE = re.compile(r":\s*(?:[a-z]|\S*\d)")  # after a field's label: its value, lower case or a number
-
-
-def proper_words(text: str) -> list[str]:
-    """The names a text may be about: its runs of capitalised words, with the numbers that follow one
-    ("Heads up: Marisol moved the Ticket 4413 sync" → Heads, Marisol, Ticket 4413), without an opening
-    word that names nothing ("The"), nor a field's label ("Status: resolved", "Priority: P2": one word
-    before a colon and a value in lower case or with a digit; "Dana: I'll take it" keeps Dana): what a
-    turn is about when no belief of it says so."""
-    out = []
-    for match in _CAPITALISED.finditer(text):
-        run = match.group(0)
-        words = run.split()
-        if len(words) == 1 and _LABEL_VALUE.match(text, match.end()):
-            continue
-        while words and words[0].casefold() in _NOT_NAMES:
-            words.pop(0)
-        if words and any(c.isalpha() for c in words[0]):
-            out.append(" ".join(words))
-    return list(dict.fromkeys(out))
-
 
 
 @dataclass(frozen=True)
@@ -203,8 +175,8 @@ def linked(a: Candidate, b: Candidate, threshold: float = SIMILAR, margin: float
         return False  # two beliefs of one turn (neither is newer), or two turns the ledger told apart by trusted slots
     if a.fact and b.fact and not set(a.names) & set(b.names):
         return False  # two beliefs have exact subjects: "Quillmoor Reader" is not "Quillmoor"
-    newer = a if (a.when, _order(a.event)) > (b.when, _order(b.event)) else b
-    if newer.changes or newer.retracts:  # the later turn says it replaces something: a looser likeness suffices
+    newer, older = (a, b) if (a.when, _order(a.event)) > (b.when, _order(b.event)) else (b, a)
+    if newer.changes or newer.retracts or ENDED_RE.search(older.text):  # a replacement, or an ending before it
         threshold = min(threshold, SIMILAR_CHANGED)
         margin = max(margin, MARGIN_CHANGED)
         if newer.retracts or _numbered_record(a, b, asked):

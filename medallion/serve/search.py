@@ -142,8 +142,11 @@ def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]
     found = candidates(conn, request, vector)
     standing = verify(request, found)
     scores = fuse(found, request.query)
-    # a turn whose neighbours in its thread match too is likelier the passage that answers
-    scores = fusion.with_neighbours(scores, found.event_of, found.fetched.neighbours)
+    # a turn whose neighbours in its thread match too is likelier the passage that answers; a turn the
+    # query finds by words a person redacted is not served, and lends nothing either
+    query_words = words(request.query) - STOP_WORDS
+    kept_back = {e for e, phrases in found.fetched.redactions.items() if _found_by(phrases, query_words)}
+    scores = fusion.with_neighbours(scores, found.event_of, found.fetched.neighbours, silent=kept_back)
     results = serve(conn, request, found, scores, standing)
     results.sort(key=rank_key)
     results = narrowest_first(results, request.query)

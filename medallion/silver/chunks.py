@@ -17,6 +17,7 @@ alone is longer than the window.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -205,9 +206,13 @@ THREAD_KEY_SQL = "coalesce({t}.metadata ->> 'thread', {t}.provenance_root)"
 
 
 def thread_of(metadata: Mapping[str, Any], provenance_root: str) -> str:
-    """An event's thread as :data:`THREAD_KEY_SQL` reads it (stored with its chunks: silver.chunks.thread)."""
+    """An event's thread exactly as :data:`THREAD_KEY_SQL` reads it (``->>``: a string as it is, another
+    JSON value as its text, absent or null the provenance root), so the thread stored with its chunks
+    (silver.chunks.thread, whose neighbours search reads) is the one their context was read by."""
     named = metadata.get(THREAD_KEY)
-    return named if isinstance(named, str) and named else provenance_root
+    if named is None:
+        return provenance_root
+    return named if isinstance(named, str) else json.dumps(named)
 
 
 def previous_turns(conn: psycopg.Connection, event_ids: list[int]) -> dict[int, tuple[str | None, str]]:

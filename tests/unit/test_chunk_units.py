@@ -184,3 +184,16 @@ def test_a_sentence_in_lower_case_is_cut_where_a_new_holder_and_its_verb_start(t
                                   "i drive a civic and my brother has a jeep, ok"])
 def test_a_pronoun_or_a_possessive_is_no_lower_case_holder(text: str) -> None:
     assert value_spans(text) == []
+
+
+@pytest.mark.parametrize(("metadata", "thread"), [
+    ({}, "chat://msg/1"),
+    ({"thread": None}, "chat://msg/1"),
+    ({"thread": "summer-plans"}, "summer-plans"),
+    ({"thread": ""}, ""),  # as `metadata ->> 'thread'` reads it (an event stored before threads were checked)
+    ({"thread": 42}, "42"),
+    ({"thread": True}, "true"),
+])
+def test_a_chunks_thread_is_read_as_its_context_is(metadata: dict[str, object], thread: str) -> None:
+    """silver.chunks.thread (the turns beside a candidate are its thread's) is the key THREAD_KEY_SQL reads."""
+    assert chunks.thread_of(metadata, "chat://msg/1") == thread

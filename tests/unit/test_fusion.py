@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from medallion.serve.fusion import NO_CURRENT_FACT, OWN_SHARE, RRF_K, ChunkStanding, fuse, with_neighbours
+from medallion.serve.fusion import (
+    NEIGHBOUR_SHARE,
+    NO_CURRENT_FACT,
+    OWN_SHARE,
+    RRF_K,
+    ChunkStanding,
+    fuse,
+    with_neighbours,
+)
 from medallion.serve.search import asks_who, merged, rank_key
 
 
@@ -119,3 +127,14 @@ def test_a_turn_is_lent_a_share_of_its_neighbours_scores() -> None:
     assert out["question"] > out["answer"]  # each lends the other the same share
     assert out["elsewhere"] == scores["elsewhere"] and out["quiet"] == scores["quiet"]  # 6, 8, 10 were not found
     assert with_neighbours(scores, event_of, {}, share=0.3) == scores
+
+
+
+def test_a_turn_search_will_not_serve_lends_nothing() -> None:
+    """A turn the query finds by words a person redacted is not served, and its neighbours are lent
+    nothing of its score either."""
+    scores = {"redacted": 0.10, "beside": 0.05}
+    event_of = {"redacted": 1, "beside": 2}
+    threads = {1: (None, 2), 2: (1, None)}
+    assert with_neighbours(scores, event_of, threads)["beside"] == 0.05 + NEIGHBOUR_SHARE * 0.10
+    assert with_neighbours(scores, event_of, threads, silent={1})["beside"] == 0.05

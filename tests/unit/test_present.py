@@ -631,3 +631,16 @@ def test_two_notes_that_both_name_the_asked_subject_are_about_it() -> None:
     other = replace(later, words=frozenset(tokens("Bergstrom: new billing address 9 Quay Row")),
                     text="Bergstrom: new billing address 9 Quay Row")
     assert not linked(old, other, asked=asked)
+
+
+def test_a_turn_after_one_that_ended_something_needs_only_a_loose_likeness() -> None:
+    """"sold the Zinnia to my cousin" ends a value; the car bought the next day ("picked up a used Strider")
+    shares few words with it, yet replaces it: the later turn joins the ending's cluster at the looser
+    likeness a stated change gets. Without an ending before it, the same likeness links nothing."""
+    said = "sold the Zinnia to my cousin"
+    sold = replace(_item("sold", 6, [1.0, 0.0, 0.0], names=("mirelle",), text=said), text=said)
+    bought = _item("bought", 7, [0.3, 0.954, 0.0], names=("mirelle",), text="picked up a used Strider yesterday")
+    assert linked(sold, bought)
+    kept = replace(sold, text="washed the Zinnia for my cousin")
+    assert not linked(kept, bought)
+    assert newest_first([sold, bought]) == [1, 0]

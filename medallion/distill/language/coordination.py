@@ -37,14 +37,14 @@ from medallion.distill.language.parse import (
 # a subject of its own (I, we, a possessive, an article, a name) cannot hold two: it is never parsed.
 # A name with a digit ("node birch-02", "room 4b") opens a subject in lower-case notes too.
 _CUE_RE = re.compile(r"(?:[,;]|\b(?i:and|but|while|whereas))\s+(?:(?i:and|but|so|then|while|whereas)\s+)?"
-                     r"(?:(?i:I|we|my|our|their|your|the|this|that)\b|[A-Z]|(?:[^\W\d_]+\s+)?[\w-]*\d)")
+                     r"(?:(?i:I|we|my|our|their|your|the|this|that)\b|[A-Z]|(?:[^\W\d_]+\s+)?[^\W\d_][\w-]*\d)")
 _CONTRAST_MARKS = frozenset({"while", "whereas"})
 # Subjects that continue someone already named (their clause stays with the one before it).
 _CONTINUING = frozenset({"he", "she", "it", "they", "this", "that", "these", "those", "there", "who", "which",
                          "what", "one", "both", "all", "each"})
 _CONNECTIVES = frozenset({"and", "but", "while", "whereas", "or", "so", "yet"})
 MAX_CHARS = 400  # a longer "sentence" is a list or a pasted text: not cut
-_LABEL = re.compile(r"[^\W\d_][^:\n]{0,38}:\s+")  # a short label before a colon: "Ops note: ", "Update: "
+LABEL = re.compile(r"[^\W\d_][^:\n]{0,38}:\s+")  # a short label before a colon: "Ops note: ", "Update: "
 
 
 def _offsets(s: Sentence, text: str) -> list[int] | None:
@@ -113,7 +113,7 @@ def clause_spans(text: str) -> list[tuple[int, int]]:
         return []
     if noted(text, None):
         return []
-    label = _LABEL.match(text)
+    label = LABEL.match(text)
     if label and len(text) - label.end() >= 20:  # "Ops note: node a1 has 64 GB, node b2 has 256 GB": cut what it labels
         inner = clause_spans(text[label.end():])
         return [(0 if n == 0 else a + label.end(), b + label.end()) for n, (a, b) in enumerate(inner)]
