@@ -144,10 +144,9 @@ def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]
     scores = fuse(found, request.query)
     # a turn whose neighbours in its thread match too is likelier the passage that answers; a turn the
     # query finds by words a person redacted is not served, and lends nothing either
-    query_words = words(request.query) - STOP_WORDS
-    kept_back = {e for e, phrases in found.fetched.redactions.items() if _found_by(phrases, query_words)}
+    kept_back = found_by_redacted_words(found, request.query)
     scores = fusion.with_neighbours(scores, found.event_of, found.fetched.neighbours, silent=kept_back)
-    results = serve(conn, request, found, scores, standing)
+    results = serve(conn, request, found, scores, standing, kept_back)
     results.sort(key=rank_key)
     results = narrowest_first(results, request.query)
     items = _items(found)
@@ -333,10 +332,11 @@ def asks_who(query: str) -> bool:
 
 
 def serve(conn: psycopg.Connection, request: SearchRequest, found: Candidates, scores: dict[str, float],
-          standing: dict[str, fusion.ChunkStanding]) -> list[dict[str, Any]]:
+          standing: dict[str, fusion.ChunkStanding], kept_back: set[Any]) -> list[dict[str, Any]]:
     """The best candidates as served: facts composed with their overlays, chunk hits with their
-    standing; anything found by words a person redacted is dropped, and redacted phrases are masked
-    in chunk snippets."""
+    standing; anything found by words a person redacted is dropped (a chunk of the ``kept_back``
+    events, :func:`found_by_redacted_words`; a fact by its own redactions), and redacted phrases are
+    masked in chunk snippets."""
     k = request.k
     fetched = found.fetched
     # only the best candidates are served (room for those a redaction removes)
@@ -366,9 +366,9 @@ def serve(conn: psycopg.Connection, request: SearchRequest, found: Candidates, s
         stands = standing.get(cid, fusion.ChunkStanding())
         if not stands.current and not request.include_superseded:
             continue  # its facts are no longer believed: not served as current
-        redacted = redacted_by_event.get(event_id, [])
-        if _found_by(redacted, query_words):
+        if event_id in kept_back:
             continue
+        redacted = redacted_by_event.get(event_id, [])
         snippet = text
         for phrase in redacted:
             snippet = snippet.replace(phrase, served.REDACTED)
@@ -415,6 +415,13 @@ def _items(found: Candidates) -> dict[str, Any]:
     if found.plan is None or not found.plan.present:
         return {}
     return found.fetched.items
+
+
+def found_by_redacted_words(found: Candidates, query: str) -> set[Any]:
+    """The candidate chunks' events that the query finds by words a person redacted in them: neither
+    served nor lending their score to the turns beside them."""
+    query_words = words(query) - STOP_WORDS
+    return {event for event, phrases in found.fetched.redactions.items() if _found_by(phrases, query_words)}
 
 
 def _found_by(redacted: list[str], query_words: set[str]) -> bool:
