@@ -19,6 +19,7 @@ from medallion.serve.tools import Tools, open_tools
 from medallion.settings import Settings
 from tests.conftest import fresh_database
 from tests.development_cases import CASES as DEVELOPMENT
+from tests.eighth_writer_cases import CASES as EIGHTH_WRITER
 from tests.fifth_writer_cases import CASES as FIFTH_WRITER
 from tests.fourth_writer_cases import CASES as FOURTH_WRITER
 from tests.heldout_cases import CASES as HELD_OUT
@@ -38,6 +39,9 @@ SECRET = HeldOut(id="harness-secret", kind="forget", form="chat",
                          Turn("user:tamsin", "what time does the pool open on sundays?")),
                  question="What is Tamsin's locker code?", expect=(), reject=("5590",))
 OWN = [LIVES, LIVES_WRONG, SECRET]
+EVERY_SET = [HELD_OUT, DEVELOPMENT, SECOND_WRITER, THIRD_WRITER, FOURTH_WRITER, FIFTH_WRITER, SIXTH_WRITER,
+             SEVENTH_WRITER, EIGHTH_WRITER]
+SET_IDS = ["held-out", "development", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
 
 
 @pytest.fixture(scope="module")
@@ -50,18 +54,14 @@ def tools(pg_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
             yield opened
 
 
-@pytest.mark.parametrize("cases", [HELD_OUT, DEVELOPMENT, SECOND_WRITER, THIRD_WRITER, FOURTH_WRITER, FIFTH_WRITER,
-                                   SIXTH_WRITER, SEVENTH_WRITER],
-                         ids=["held-out", "development", "second", "third", "fourth", "fifth", "sixth", "seventh"])
+@pytest.mark.parametrize("cases", EVERY_SET, ids=SET_IDS)
 def test_every_case_gets_a_valid_namespace_of_its_own(cases: list[HeldOut]) -> None:
     names = [namespace_of(c) for c in cases]
     assert len(set(names)) == len(cases)
     assert all(re.fullmatch(NAMESPACE_PATTERN, n) for n in names)
 
 
-@pytest.mark.parametrize("cases", [HELD_OUT, DEVELOPMENT, SECOND_WRITER, THIRD_WRITER, FOURTH_WRITER, FIFTH_WRITER,
-                                   SIXTH_WRITER, SEVENTH_WRITER],
-                         ids=["held-out", "development", "second", "third", "fourth", "fifth", "sixth", "seventh"])
+@pytest.mark.parametrize("cases", EVERY_SET, ids=SET_IDS)
 def test_every_expected_or_rejected_word_is_a_word_of_the_case(cases: list[HeldOut]) -> None:
     """A word the events never say could never be found (expect) or never be wrongly served (reject)."""
     for case in cases:
