@@ -228,6 +228,9 @@ def rank(question: Asked, mention: Mention | None, speaker: str | None, others: 
             return 0
         # "Tamsin's mum rang: ..." passes on news of its owner, the asked subject, whom it may be about
         return 1 if mention.tells and not mention.name and is_asked(_owner_words(mention.owner)) else 2
+    if question.kin_answers and not question.names and (mention.self or (
+            mention.name and speaker_words and mention.name <= speaker_words)):
+        return 1  # "i report to Teodor Maas now" for "who's my manager?": the asker's own tie, told by them
     if mention.self:
         return (0 if is_asked(speaker_words) else 2) if speaker_words else 1
     return 0 if any(mention.name <= n or n <= mention.name for n in question.names if n) else 2

@@ -105,6 +105,9 @@ TITLES = frozenset(("mr", "mrs", "ms", "mx", "miss", "dr", "prof", "sir", "madam
 # Words that make a third person a turn's subject or owner ("she moved", "his car"); an object ("had them
 # on repeat", "called him") leaves the speaker the subject.
 THIRD_PERSON = frozenset(("he", "she", "her", "his", "hers", "hes", "shes", "they", "their", "theyre"))
+# A turn's part that opens with someone else as its subject ("she got a whole house for what I pay in
+# rent") is about them, though the speaker's "I" comes later in it; "she and I" is about both.
+_OTHER_OPENS = re.compile(r"^\W*(?:he|she|they)(?:'s|'re|s|re)?\b(?!\s+and\s+(?:i|me)\b)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -277,8 +280,9 @@ def newest_first(items: Sequence[Candidate], threshold: float = SIMILAR,
         # a turn is about someone else when one of its texts opens with them and none with the asked subject
         elsewhere = {items[i].event for i in group if focus[i] == 2} - {items[i].event for i in group if focus[i] == 0}
         about = ({items[i].event for i in group} - elsewhere) or {items[i].event for i in group}
-        # a turn that only weighs a change ("might switch …, not sure yet") or asks to forget states no value
-        leaders = about - {items[i].event for i in group if not items[i].asserts}
+        # a turn that only weighs a change ("might switch …, not sure yet") or asks to forget states no value;
+        # one of whose parts does ("maybe later. … i report to Teodor Maas now") states it
+        leaders = about & {items[i].event for i in group if items[i].asserts}
         if not leaders:
             continue
         newest = sorted(group, key=lambda i: (
@@ -391,7 +395,7 @@ def candidates(rows: Mapping[str, Sequence[Any]], results: Sequence[dict[str, An
         named = [n for n in (names or []) if n]
         if item.get("kind") == "chunk" and not named:
             named += proper_words(statement)  # a note names whom it is about
-        if item.get("kind") == "chunk" and speaker(actor) and (
+        if item.get("kind") == "chunk" and speaker(actor) and not _OTHER_OPENS.match(statement) and (
                 said & FIRST_PERSON or (str(actor).startswith("user:") and not said & THIRD_PERSON)):
             named.append(speaker(actor))  # a person's turn is about its speaker, whatever else it names
         named += [i for n in named if (i := entities.identifier(n)) is not None]  # "Ticket 3301" is "3301" too

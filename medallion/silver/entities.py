@@ -5,7 +5,9 @@ rules below; :func:`find` answers the same question for readers.
 
 Names are normalised (case-folded, whitespace collapsed, surrounding punctuation dropped) and matched
 exactly against canonical names and aliases, never fuzzily: "Room 101" and "Room 102", or "Tigran"
-and "Iran", stay distinct entities. A speaker's actor id ("user:alice") is an alias of "Alice".
+and "Iran", stay distinct entities. One exception is how people are written: "Dov" after "Dov Arkin"
+is Dov Arkin when he is the one person of the namespace with that given name. A speaker's actor id
+("user:alice") is an alias of "Alice".
 """
 
 from __future__ import annotations
@@ -40,6 +42,22 @@ def identifier(name: str) -> str | None:
     if m is None or (key == m["id"] and _BARE_YEAR_RE.match(key)):
         return None
     return m["id"]
+
+
+_NAME_WORD = re.compile(r"^[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)*$")
+
+
+def given_name(name: str) -> bool:
+    """One capitalised word ("Dov"): what a note calls a person it named in full before."""
+    return bool(_NAME_WORD.match(name.strip()))
+
+
+def full_name(name: str) -> bool:
+    """Two or three capitalised words ("Dov Arkin"; "Mary-Ann de Vries" is not one): a person's
+    full name, whose first word later names them alone. A place named so ("New Haven") is taken for
+    one too, which costs nothing unless a note also calls something "New" on its own."""
+    words = name.strip().split()
+    return 2 <= len(words) <= 3 and all(_NAME_WORD.match(w) for w in words)
 
 
 def entity_id(namespace: str, name: str) -> str:

@@ -22,7 +22,7 @@ MAX_SENTENCE = 300  # characters
 
 # How a request opens, before its verb: nothing, "please", "can you", "I want you to", …
 _LEAD = re.compile(
-    r"^(?:(?:ok(?:ay)?|hey|so|actually|also|and|now|oh|well|right|alright|hmm+|um+|uh+|ah+|ugh+|argh+|oops|"
+    r"^(?:(?:ok(?:ay)?|hey|so|actually|also|and|but|now|oh|well|right|alright|hmm+|um+|uh+|ah+|ugh+|argh+|oops|"
     r"whoops|one more thing|"
     r"on\s+second\s+thoughts?"
     r"|wait|sorry|btw|by\s+the\s+way|come\s+to\s+think\s+of\s+it|thinking\s+about\s+it)\b[\s,:;-]*+)*+"
@@ -86,7 +86,7 @@ _PRONOUN = re.compile(r"^(?:him|her|them|it|this|that|these|those|everyone|anyon
 _STRONG_DELETE = re.compile(r"^(?:delete|erase|wipe|purge|scrub)$", re.IGNORECASE)
 # "… from your memory / records / notes", said after the object.
 _FROM_MEMORY = re.compile(
-    r"\s*+\b(?:from|out\s++of|off|in|on)\s++(?:(?:your|the|my|our)\s++)?(?:memory|memories|mind|records?|notes?|files?|database|"
+    r"\s*+\b(?:from|out\s++of|off|in|on)\s++(?:(?:your|the|my|our|this|that)\s++)?(?:memory|memories|mind|records?|notes?|files?|database|"
     r"system|brain|history|profile|ticket|thread|account|chat|conversation)\b.*$", re.IGNORECASE)
 _TRAILING = re.compile(r"(?:[\s,]++(?:please|for\s+me|for\s+good|forever|permanently|completely|entirely|now|"
                        r"right\s+away|too|as\s+well|thanks?(?:\s+you)?|ok(?:ay)?))++\s*+$", re.IGNORECASE)

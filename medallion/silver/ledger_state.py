@@ -157,6 +157,7 @@ class NamespaceState:
         self.names: dict[str, str] = {}  # entity id -> canonical name
         self.entity_aliases: dict[str, list[str]] = {}
         self.by_identifier: dict[str, set[str]] = {}  # a record's identifier ("6120") -> entity ids
+        self.by_given_name: dict[str, set[str]] = {}  # "dov" -> the people named "Dov …" in full
         for eid, canonical, normalized, aliases, first in conn.execute(
             "SELECT entity_id, canonical_name, normalized_name, aliases, first_event_id FROM silver.entities "
             "WHERE namespace = %s ORDER BY first_event_id, entity_id",
@@ -200,11 +201,13 @@ class NamespaceState:
             ident = entities.identifier(name)
             if ident is not None:
                 self.by_identifier.setdefault(ident, set()).add(eid)
+        if entities.full_name(canonical):
+            self.by_given_name.setdefault(normalized.split()[0], set()).add(eid)
 
     def entity(self, name: str, event_id: int, buffer: WriteBuffer, entity_type: str = "thing",
                alias: str | None = None) -> str:
-        """The entity id for ``name`` (by exact normalized name, then alias, then a record's identifier),
-        created when unknown.
+        """The entity id for ``name`` (by exact normalized name, then alias, then a record's identifier,
+        then a given name that one person's full name starts with), created when unknown.
 
         A record's identifier names it whatever word goes before it: "6120: bumped to P1" is filed
         under "Ticket 6120" when that is the one entity carrying the identifier 6120, and "6120"
@@ -216,6 +219,9 @@ class NamespaceState:
         ident = entities.identifier(key) if eid is None else None
         if ident is not None and len(self.by_identifier.get(ident, ())) == 1:
             eid = next(iter(self.by_identifier[ident]))
+            alias = alias or name
+        if eid is None and entities.given_name(name) and len(self.by_given_name.get(key, ())) == 1:
+            eid = next(iter(self.by_given_name[key]))  # "Dov" after "Dov Arkin": the one Dov it can be
             alias = alias or name
         if eid is None:
             eid = entities.entity_id(self.namespace, name)

@@ -72,6 +72,9 @@ _TIMELIKE = re.compile(
     r"\d|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
     r"\b(?:noon|midnight|morning|afternoon|evening|night|tonight|today|tomorrow|week|month|year|quarter|spring|"
     r"summer|autumn|fall|winter|[A-Z]{2,5}T)\b", re.IGNORECASE)
+# A favourite is its own slot per kind of thing (``favourite_band``); what the thing is (a band, a city)
+# says nothing of the person's tie to it.
+_FAVOURITE = re.compile(r"^favou?rite_")
 _ADDED = re.compile(r"\b(?:also|too|another|additionally|as\s+well)\b", re.I)
 _BARE_NOW = re.compile(r"(?<!right )(?<!for )(?<!by )(?<!until )(?<!just )(?<!from )\bnow\b", re.I)
 _JOINED = re.compile(r"\b(?:join(?:s|ed|ing)?|part\s+of|members?\s+of|took\s+up|takes?\s+up)\b", re.I)
@@ -119,6 +122,8 @@ def eligible(c: FactCandidate) -> bool:
     relation = c.relation or c.predicate.replace("_", " ")
     if _OWN_KIND.search(c.statement) or _OWN_KIND_RELATION.search(relation) or _BY_AGENT.search(relation):
         return False  # the phrase names its own kind of value, or its subject is what was done: keep it
+    if _FAVOURITE.match(c.predicate):
+        return False  # "Saltmarsh Radio is now my favorite band": a preference, not a band one belongs to
     if c.predicate not in predicates():
         return True
     return c.predicate in _NOT_ENTITY and (c.value_type == "entity" or c.object_entity is not None)

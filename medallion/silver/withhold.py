@@ -7,7 +7,11 @@ the same rows. The tool login never reads a withheld row (migration 0028's row-l
 search, recall, list, the graph and the wiki never return it at once, long before an erasure is
 approved.
 
-Matching is by meaning, never by a list of data kinds. The speaker's own facts (said by them, or
+Matching is by meaning, and by shape for the three kinds of datum a value's shape names
+(:mod:`medallion.silver.value_shapes`: an email address, a phone number, a street address): a request
+for one of them that no turn names in words ("forget my home address" after "I'm at 22 Halloran Row")
+takes the speaker's turns holding a value of that shape, and never a turn whose only such value is of
+another kind ("my email address is …" holds "address"). The speaker's own facts (said by them, or
 about them) are scored by the cosine of the request's target phrase against each fact's statement
 and against its *frame*, the statement with its value taken out and the speaker's name made first
 person ("Dana's social security number is 078-05-1120." → "my social security number is"): the
@@ -32,7 +36,7 @@ from typing import Any
 import numpy as np
 import psycopg
 
-from medallion.silver import entities
+from medallion.silver import entities, value_shapes
 from medallion.silver.embed import vector_of
 from medallion.silver.forget_requests import ForgetRequest, detect
 from medallion.silver.slot_meaning import speaker_of
@@ -168,6 +172,18 @@ def _match(conn: psycopg.Connection, request: ForgetRequest, actor: str, facts: 
     keys = _keys(target)
     exact = {f.fact_id for f in pool if keys and _holds(keys, f.statement)}
     exact_chunks = {c.chunk_id for c in voiced if keys and _holds(keys, c.text)}
+    kind = value_shapes.kind_named(target)
+    if kind is not None:  # "my home address": the turns holding a street, whatever words they use
+        shaped = {f.fact_id for f in pool if kind in value_shapes.kinds_in(f.statement)}
+        shaped_chunks = {c.chunk_id for c in voiced if kind in value_shapes.kinds_in(c.text)}
+        other = {f.fact_id for f in pool if f.fact_id not in shaped and value_shapes.kinds_in(f.statement)}
+        other |= {c.chunk_id for c in voiced if c.chunk_id not in shaped_chunks and value_shapes.kinds_in(c.text)}
+        exact -= other  # "email address" holds "address" but is not the home address
+        exact_chunks -= other
+        pool = [f for f in pool if f.fact_id not in other]
+        voiced = [c for c in voiced if c.chunk_id not in other]
+        if not (exact or exact_chunks):  # no turn names it in words ("my home address is …"): its shape does
+            exact, exact_chunks = shaped, shaped_chunks
     if len(keys) >= 2 and (exact or exact_chunks) and request.mode == "phrase":
         # named in full ("my home address"): what holds every word is it, a near one ("work address") is not
         picked, by_meaning = set(), set()

@@ -46,6 +46,12 @@ CASES = (
     # told on January 6, "last month" is dated December 1: five weeks before its telling, and before the
     # day (January 5) the old home was said
     Turns("moved-last-month", ("I live in Tavira", "moved to Gdansk last month for the new job")),
+    # a relative's move is theirs; a clause that opens with "she" is hers though the speaker's "I" follows
+    Turns("relative-moved", ("I live in Brackwater, in a flat above a chemist.",
+                             "my sister just moved to Fennick. she got a whole house for what i pay in rent")),
+    # a note names a person in full, then by given name alone
+    Turns("given-name", ("Intake note: Perrin Vasque lives in Oldmoor with his partner.",
+                         "Follow-up note: Perrin has relocated to Kestle; keep sessions remote.")),
 )
 
 
@@ -140,3 +146,23 @@ def test_a_move_told_a_month_later_still_replaces_the_home(tools: Tools) -> None
     homes = [f for f in current(tools, "moved-last-month") if f.get("predicate") == "lives_in"]
     assert [f.get("value") for f in homes] == ["Gdansk"], homes
     assert says(top_fact(tools, "moved-last-month", "Where does Jonas live?"), "Gdansk")
+
+
+def test_a_relatives_move_leaves_the_speakers_home(tools: Tools) -> None:
+    """"my sister just moved to Fennick" is where the sister lives: the speaker's home stays current and
+    is the answer to where they live, above the sister's next sentence about what "I" pay."""
+    homes = [f for f in current(tools, "relative-moved") if f.get("predicate") == "lives_in"]
+    assert [f.get("value") for f in homes] == ["Brackwater"], homes
+    every = tools.list(namespace="cue-relative-moved")
+    sister = [f.get("value") for f in every if f.get("predicate") == "lives_in" and "sister" in f.get("subject", "")]
+    assert sister == ["Fennick"], every
+    hits = tools.search("Where does Jonas live?", namespace="cue-relative-moved", k=5)
+    assert hits and "brackwater" in str(hits[0].get("statement")).casefold(), hits
+
+
+def test_a_given_name_after_the_full_name_is_the_same_person(tools: Tools) -> None:
+    """"Perrin has relocated to Kestle" after "Perrin Vasque lives in Oldmoor": one person, whose home
+    is now Kestle."""
+    facts = tools.list(namespace="cue-given-name", subject="Perrin Vasque")
+    homes = [f.get("value") for f in facts if f.get("predicate") == "lives_in"]
+    assert homes == ["Kestle"], facts

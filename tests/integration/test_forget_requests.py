@@ -84,6 +84,14 @@ OTHERS = {
                      ("user:wilma", "forget my home address but keep the work one"),
                      ("agent:desk", "Client Ivo Haldane's insurance number is QX-88120."),
                      ("agent:desk", "Haldane asked us to remove his insurance number.")),
+    # requests that name a kind of datum the turns give by its shape only, after a lead ("but") or with a
+    # place to remove it from ("from this ticket")
+    "forget-shape": (("user:corin", "email is corin.vale@larchmail.net fyi"),
+                     ("user:corin", "and i'm at 17 Wrenfield Row, top floor, the bell doesn't work"),
+                     ("user:corin", "ok but forget my home address. the email can stay"),
+                     ("reporter:ines", "Sync fails on every launch. Best to reach me at ines.rahm@quolbox.org."),
+                     ("reporter:ines", "Or my direct line, 0161 496 0732, if that is quicker."),
+                     ("reporter:ines", "Please remove my phone number from this ticket, email only.")),
 }
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -195,6 +203,18 @@ def test_take_out_of_my_notes_and_a_withdrawn_consent_withhold_what_they_name(wo
     assert any("nine" in _text(h).casefold() for h in ferry), ferry
     clinic = world.tools.search("Where does Oswin Tarrant go on Fridays?", namespace="forget-take", k=5)
     assert not any("corley" in _text(h).casefold() for h in clinic), [_text(h) for h in clinic]
+
+
+def test_a_datum_given_by_its_shape_is_withheld_and_the_other_kind_stays(world: World) -> None:
+    """"forget my home address" withholds the turn that gave a street without the word "address", and not
+    the email address; "remove my phone number from this ticket" withholds the direct line, not the email."""
+    address = world.tools.search("What is Corin's address?", namespace="forget-shape", k=5)
+    assert not any("wrenfield" in _text(h).casefold() for h in address), [_text(h) for h in address]
+    email = world.tools.search("What is Corin's email?", namespace="forget-shape", k=5)
+    assert email and "larchmail" in _text(email[0]).casefold(), [_text(h) for h in email]
+    phone = world.tools.search("How can we reach Ines?", namespace="forget-shape", k=5)
+    assert not any("0732" in _text(h) for h in phone), [_text(h) for h in phone]
+    assert any("quolbox" in _text(h).casefold() for h in phone), [_text(h) for h in phone]
 
 
 def test_a_target_named_in_full_leaves_a_near_one_and_a_relayed_remove_is_a_request(world: World) -> None:

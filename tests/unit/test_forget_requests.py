@@ -17,6 +17,9 @@ REQUESTS = [
     ("Please forget my social security number.", "phrase", "social security number", True, None),
     ("on second thought don't keep my address, please forget it", "phrase", "address", True, None),
     ("wait, delete my locker code", "phrase", "locker code", True, None),
+    # a lead of contrast, and where to remove it from named as the record it is in
+    ("but scrap the info about my allergy, not comfortable with it", "about", "allergy", True, None),
+    ("Please remove my mobile number from this ticket, email only.", "phrase", "mobile number", True, None),
     # the object ends where a second verb starts
     ("Forget my mobile number and reach me by email instead.", "phrase", "mobile number", True, None),
     ("Could you please erase my home address from your memory?", "phrase", "home address", True, None),
@@ -90,6 +93,7 @@ RELAYED = [
 ]
 
 NOT_REQUESTS = [
+    "but remove the lid before you microwave it",
     "I always forget my keys.",
     "Per the manual, remove the cover before cleaning.",
     "Don't forget the milk.",

@@ -92,6 +92,18 @@ def test_a_curated_slot_with_a_misfit_value_is_open_to_meaning() -> None:
                                                    confidence=0.5))
 
 
+def test_a_favourite_keeps_its_own_slot() -> None:
+    """"Larkhollow is now my favorite band" is a preference: a band for value would otherwise read as
+    a membership by meaning, and the old favourite would stay open beside it."""
+    c = FactCandidate(subject="Jonas", predicate="favourite_band", value="Larkhollow",
+                      statement="Larkhollow is now Jonas's favorite band.", valid_from=AT, confidence=0.5,
+                      object_entity="Larkhollow", value_type="entity")
+    assert not slot_meaning.eligible(c)
+    assert slot_meaning.eligible(FactCandidate(subject="Jonas", predicate="sings_in", value="Larkhollow",
+                                               statement="Jonas sings in Larkhollow.", valid_from=AT, confidence=0.5,
+                                               object_entity="Larkhollow", value_type="entity"))
+
+
 def test_a_misfit_value_no_slot_means_leaves_the_curated_slot(meaning: SlotMeaning, encode: Any) -> None:
     """An organisation in a time slot that no curated slot takes by meaning goes to a learned key, so no
     reader trusts the time slot for it; a time zone, a version or a day stays where it was read."""

@@ -37,6 +37,12 @@ TWO_SUBJECTS = [
     # the second clause leaves out the first one's noun and verb (gapping)
     ("Sunil's office is in Leeds and Mara's in York.",
      [("Sunil's office", "located_in", "Leeds"), ("Mara's office", "located_in", "York")]),
+    # ... after a preamble, joined by a semicolon
+    ("jotting these down so i don't lose them: Oona's birthday is 3 May; Piet's is 9 October.",
+     [("Oona", "birthday", "--05-03"), ("Piet", "birthday", "--10-09")]),
+    # an age reached is the figure "is N" gives
+    ("Rolo is 6, Pip just turned 2.",
+     [("Rolo", "amount", {"number": 6, "unit": None}), ("Pip", "amount", {"number": 2, "unit": None})]),
 ]
 
 
@@ -52,6 +58,21 @@ def test_each_subject_gets_its_own_facts(content: str, expected: list[tuple[str,
         assert triple in found, (triple, found)
     values = [str(v) for _, _, v in found]
     assert not any(" and " in v and "Alice" in v for v in values), found
+
+
+@pytest.mark.parametrize(("content", "subject", "predicate", "value"), [
+    ("my brother just moved to Tarrowby.", "Alice's brother", "lives_in", "Tarrowby"),
+    ("My boss relocated to Quenford last month.", "Alice's boss", "lives_in", "Quenford"),
+    ("my cousin is a nurse", "Alice's cousin", "role", "Nurse"),
+    ("my son is 7", "Alice's son", "amount", {"number": 7, "unit": None}),
+])
+def test_a_relative_is_the_subject_of_what_they_do_not_an_attribute_of_the_speaker(
+        content: str, subject: str, predicate: str, value: Any) -> None:
+    """"my brother moved to Tarrowby" says where the brother lives; it does not say that Tarrowby is
+    Alice's brother (which would be a relationship naming a town), nor close where Alice lives."""
+    found = _triples(content)
+    assert (subject, predicate, value) in found, found
+    assert not any(s == "Alice" for s, _, _ in found), found
 
 
 def test_a_list_of_three_subjects_gives_three_facts_each_with_its_clause_span() -> None:

@@ -355,25 +355,34 @@ def _names_something(text: str, start: int, end: int) -> bool:
 # (gapping). Its possessor and what follows, with the first clause's noun and verb put back, is a clause.
 _GAPPED_RE = re.compile(
     r"^(?P<p1>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)['’]s\s+(?P<noun>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+"
-    r"(?P<verb>is|are|was|were|falls|starts|ends)\s+(?P<r1>[^,;]+?),?\s+(?:and|while|but|whereas)\s+"
+    r"(?P<verb>is|are|was|were|falls|starts|ends)\s+(?P<r1>[^,;]+?)(?:,?\s+(?:and|while|but|whereas)|\s*;)\s+"
     r"(?P<p2>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)['’]s\s+(?:(?P=verb)\s+)?(?!(?:is|are|was|were|not|also)\b)"
     r"(?P<r2>[^,;.!?]+)")
+
+
+# what a chat line may say before the list it gives ("writing these down before i forget again: …")
+_PREAMBLE = re.compile(r"[^\W\d_][^:\n]{0,58}:\s+")
 
 
 def gapped_clauses(text: str) -> list[tuple[int, int, str]]:
     """The clauses of a sentence whose second clause leaves out the first one's noun, and maybe its verb
     ("Jan's birthday is in May and Kim's in June" → "Jan's birthday is in May", "Kim's birthday is in
     June"; "Ana's car is red and Bo's is blue"),
-    each as (start, end, text) with its span in ``text``; ``[]`` for any other sentence."""
-    m = _GAPPED_RE.match(text.strip())
+    each as (start, end, text) with its span in ``text``; ``[]`` for any other sentence. A short label
+    before them ("writing these down: Lotte's birthday is 14 April; Gerrit's is 2 November") is left
+    out of both, and a semicolon joins them as "and" does."""
+    stripped = text.strip()
+    label = _PREAMBLE.match(stripped)
+    lead = len(text) - len(text.lstrip()) + (label.end() if label else 0)
+    m = _GAPPED_RE.match(text[lead:])
     if m is None or m["p1"] == m["p2"]:
         return []
-    lead = len(text) - len(text.lstrip())
     first = f"{m['p1']}'s {m['noun']} {m['verb']} {m['r1'].strip()}."
     second = f"{m['p2']}'s {m['noun']} {m['verb']} {m['r2'].strip()}."
     cut = lead + m.start("p2")
-    joint = re.search(r",?\s+(?:and|while|but|whereas)\s+$", text[:cut])
-    return [(0, joint.start() if joint else cut, first), (joint.start() if joint else cut, lead + m.end(), second)]
+    joint = re.search(r"(?:,?\s+(?:and|while|but|whereas)|\s*;)\s+$", text[:cut])
+    start = lead if label else 0
+    return [(start, joint.start() if joint else cut, first), (joint.start() if joint else cut, lead + m.end(), second)]
 
 
 def clause_text(text: str) -> str:

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from medallion.distill import predicates
-from medallion.distill.language.lexicon import ENTITY_PREDICATES, TEAM_WORDS
+from medallion.distill.language.lexicon import ENTITY_PREDICATES, REL_NOUNS, TEAM_WORDS
 from medallion.distill.language.wording import SMALL_WORDS
 
 _REL_OF_RE = re.compile(r"^(?P<rel>[a-z][a-z -]*?)\s+of\s+(?P<x>.+)$")
@@ -16,6 +16,7 @@ _REL_TO_RE = re.compile(r"^(?P<rel>[a-z]+(?:\s+[a-z]+)?\s+(?:to|by|with))\s+(?P<
 _CLASSIFIED_RE = re.compile(r"^(?:the\s+)?(?P<cls>[a-z]+)\s+of\s+(?P<x>[A-Z].*)$")
 _CLOCK_RE = re.compile(r"^\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?\b", re.I)
 _TIME_IN_RE = re.compile(r"\b\d{1,2}(?::\d{2}|\s*[ap]\.?m\.?)(?:\s*(?:[ap]\.?m\.?|UTC|GMT|[A-Z]{2,4}T))?", re.I)
+_RELATIVE_RE = re.compile(rf"'s?\s+(?:{REL_NOUNS})$", re.I)  # "Saoirse's sister": a person, who lives somewhere
 _FAVOURITE_RE = re.compile(r"^(?P<v>.+?)\s+\((?P<what>favou?rite\s+[\w -]+)\)$")
 
 _TEAM_VALUE_RE = re.compile(rf"^(?P<v>.+?\b(?:{TEAM_WORDS}))\b", re.I)
@@ -88,7 +89,7 @@ def open_slot(subject: str, predicate: str, value: Any, obj: str | None, stateme
         m = re.match(r"^allergic\s+to\s+(?P<x>.+)$", value)
         if m:  # "I'm allergic to penicillin": one allergy of several
             return subject, "allergic_to", m["x"], None, "many"
-    if predicate == "lives_in" and re.search(r"(?:^|\s)[a-z]", subject):
+    if predicate == "lives_in" and re.search(r"(?:^|\s)[a-z]", subject) and not _RELATIVE_RE.search(subject):
         predicate = "located_in"  # a thing ("Bristol office") is located, a person lives
     team = _TEAM_VALUE_RE.match(value)
     if predicate == "uses" and team:

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from medallion.distill.language.lexicon import REL_NOUNS
 from medallion.distill.language.parse import (
     ADDRESSEE,
     PRONOUNS,
@@ -186,6 +187,9 @@ def relational_noun(s: Sentence) -> Reading | None:
             return None
         if noun.i == subj[0].i and other.dep_ == "acomp" and not _proper_value(noun, other):
             return None  # "X's mom was interested in art" describes the mom; it does not say who she is
+        if noun.i == subj[0].i and _a_person(noun) and (_indefinite(other) or other.like_num
+                                                         or other.text in s.masked):
+            return None  # "my sister is a nurse", "my son is 7" say what the person is, not who they are
         if _same_possessor(noun, other):
             return None  # "my family is my motivation": a description of the family, not who it is
         relation = _noun_relation(s, noun)
@@ -234,7 +238,7 @@ def changed_attribute(s: Sentence) -> Reading | None:
         owner = subject_name(s, subj[0])  # "Sigrid switched her timezone to ..."
         return make_reading(s, owner, _noun_relation(s, thing), value_head, "changed_attribute", stative=True,
                         definite=True)
-    owner = _owner(s, thing) if thing.pos_ in ("NOUN", "PROPN") else None
+    owner = _owner(s, thing) if thing.pos_ in ("NOUN", "PROPN") and not _a_person(thing) else None
     if owner:
         return make_reading(s, owner, _noun_relation(s, thing), value_head, "changed_attribute", stative=True,
                         definite=True)
@@ -242,6 +246,21 @@ def changed_attribute(s: Sentence) -> Reading | None:
         return None  # "they bring so much joy into my life": no particular thing took a new value
     return make_reading(s, subject_name(s, thing), verb_relation, value_head, "changed_attribute", stative=True,
                     definite=True)
+
+
+_PERSON_NOUN = re.compile(rf"^(?:{REL_NOUNS})$", re.I)
+
+
+def _a_person(noun: Any) -> bool:
+    """A noun that names a person by their tie to someone ("my sister", "Dana's boss"): the person
+    moves, works and is described; they are not an attribute that takes a place or a job as its value
+    ("my sister moved to Eastfold" says where the sister lives, not that Eastfold is the sister)."""
+    return bool(_PERSON_NOUN.match(noun.lower_)) or bool(_PERSON_NOUN.match(noun.lemma_))
+
+
+def _indefinite(noun: Any) -> bool:
+    """A description ("a nurse", "an early riser"), not an identity."""
+    return any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in noun.children)
 
 
 def _definite(noun: Any) -> bool:
@@ -397,6 +416,10 @@ def verb_object(s: Sentence) -> Reading | None:
     if objs[0].lower_ in PRONOUNS:
         return NOTHING  # "The kids loved it": the object is not recoverable from the sentence
     particle = children(root, "prt")
+    if root.lemma_ == "turn" and not particle and (objs[0].like_num or objs[0].text in s.masked):
+        # "Marzipan just turned 11": the age reached is the figure "Marzipan is 11" gives, and replaces it
+        return make_reading(s, subject_name(s, subj[0]), "amount", objs[0], "verb_object", stative=True,
+                            definite=True)
     relation = " ".join([root.lemma_] + [p.lower_ for p in particle])
     return make_reading(s, subject_name(s, subj[0]), relation, objs[0], "verb_object", stative=False)
 
@@ -420,7 +443,8 @@ def copula_value(s: Sentence) -> Reading | None:
     subj = children(root, "nsubj")
     if root.lemma_ != "be" or not subj or subj[0].lower_ in PRONOUNS:
         return None
-    owner = _owner(s, subj[0]) if subj[0].pos_ == "NOUN" else None
+    # "my son is 7" is the son's figure (his age), not the speaker's attribute "son"
+    owner = _owner(s, subj[0]) if subj[0].pos_ == "NOUN" and not _a_person(subj[0]) else None
     # "Rosalind was 17": a named subject's bare number is an age or a count, not an amount slot
     named_subject = owner is None and subj[0].pos_ != "NOUN"
     subject, relation = (owner, _noun_relation(s, subj[0])) if owner else (subject_name(s, subj[0]), "amount")
