@@ -133,4 +133,12 @@ CASES: list[PresentCase] = [
         Said("user:odalys", "let's hold the quiz night on wednesday in the back room", "old"),
         Said("user:odalys", "scratch that, friday suits everyone better", "new"),
     ), "What day is the quiz night?", ("friday",), ("wednesday",)),
+    # The asker's own new tie, said in the first person inside a turn that opens with small talk, answers
+    # "who's my manager?" though the old turn opens with the relative asked for.
+    PresentCase("own-tie-after-small-talk", "present", (
+        Said("user:brigida", "my manager Costel Varga wants the slides by thursday, as usual", "old"),
+        Said("assistant:bot", "Want a hand drafting them?", "other"),
+        Said("user:brigida", "not now. team shake-up announced this morning. i report to Halvard Ostby now. "
+                             "seems nice enough", "new"),
+    ), "who's my manager?", ("halvard",), ("costel",)),
 ]
