@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from medallion.distill.language.coordination import LABEL
@@ -241,8 +241,21 @@ def ranks(results: Sequence[Mapping[str, Any]], question: Asked, speakers: Mappi
     """Each result's :func:`rank`: its statement's :func:`first_mention` of ``known`` people, its turn's
     speaker from ``speakers`` (by Bronze event; a first-person text is about them)."""
     texts = [str(r.get("statement") or "") for r in results]
+    question = named_in(question, texts)
+    known = [*known, *(frozenset((w,)) for w in sorted(question.kin_names))]  # "ada switched schools": the daughter
     return [rank(question, first_mention(text, known), speakers.get(_event(r)), bool(_THIRD.search(text)))
             for r, text in zip(results, texts, strict=True)]
+
+
+def named_in(question: Asked, texts: Iterable[str]) -> Asked:
+    """``question`` with the names the ``texts`` give the relative it asks through: after "my daughter
+    Ada goes to Wexmoor Primary", "ada switched schools" is about the daughter asked for, not someone
+    else."""
+    if not question.kin or question.kin_answers:
+        return question
+    found = {w for text in texts for m in _KIN.finditer(text)
+             if m.group("name") and _noun(m.group("kin")) in question.kin for w in _tokens(m.group("name"))}
+    return replace(question, kin_names=question.kin_names | found) if found - question.kin_names else question
 
 
 def first_within_event(results: list[dict[str, Any]], question: Asked, ranked: Sequence[int]) -> list[dict[str, Any]]:

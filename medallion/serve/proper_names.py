@@ -15,6 +15,9 @@ _NOT_NAMES = frozenset((
     "i", "a", "an", "the", "it", "its", "we", "my", "our", "he", "she", "his", "her", "they", "their", "this",
     "that", "these", "those", "there", "so", "and", "but", "or", "ok", "okay", "yes", "no", "hi", "hey", "also",
     "just", "please", "pls", "fyi", "re", "note", "update", "per", "as", "if", "when", "then",
+    # a question's opening word ("Nice! Does she like it?"); "Will" and "May" may be names
+    "do", "does", "did", "is", "are", "was", "were", "can", "could", "would", "should", "has", "have", "had",
+    "what", "where", "who", "why", "how", "which",
 ))
 # A capitalised word and the capitalised words or numbers right after it: "Thea Lindgren", "Ticket 4413".
 _CAPITALISED = re.compile(r"\b[A-Z][^\W_]*(?:[ -](?:[A-Z][^\W_]*|\d[\w-]*))*")

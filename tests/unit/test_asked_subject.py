@@ -13,7 +13,16 @@ from datetime import UTC, datetime
 
 import pytest
 
-from medallion.serve.asked_subject import Asked, Mention, asked, first_mention, first_within_event, rank, ranks
+from medallion.serve.asked_subject import (
+    Asked,
+    Mention,
+    asked,
+    first_mention,
+    first_within_event,
+    named_in,
+    rank,
+    ranks,
+)
 from medallion.serve.cues import tokens
 from medallion.serve.present import Candidate, newest_first
 
@@ -195,3 +204,17 @@ def test_a_name_counts_only_whole() -> None:
     oskar = frozenset({"oskar", "lindqvist"})
     assert first_mention("Mira Lindqvist moved to Umeå last spring", [oskar]) is None
     assert first_mention("Oskar Lindqvist moved to Umeå last spring", [oskar]) == Mention(name=oskar)
+
+
+def test_a_relative_named_in_the_window_is_the_relative_asked_for() -> None:
+    """After "my son Teodor plays for the Larkfield under-12s", a later "teodor moved up to the under-14s
+    now" is about the son the question asks for, not about someone else; a relative of another kind
+    lends no name."""
+    question = asked("what team does my son play for?")
+    texts = ["my son Teodor plays for the Larkfield under-12s", "teodor moved up to the Harrowby under-14s now",
+             "my sister Oona says hi"]
+    assert named_in(question, texts).kin_names == frozenset({"teodor"})
+    results = [{"statement": t, "provenance": {"bronze_event_id": n}} for n, t in enumerate(texts)]
+    assert ranks(results, question, {0: "mara", 1: "mara", 2: "mara"}, [])[:2] == [0, 0]
+    # the later text alone names no daughter or son: without the window's name it is about someone else
+    assert rank(question, first_mention(texts[1]), "mara") == 2

@@ -349,6 +349,7 @@ def test_a_note_that_states_no_belief_is_about_the_names_it_capitalises() -> Non
     assert proper_words("Heads up: Priyanka moved the Ticket 4413 sync, see The Lantern Room.") == [
         "Heads", "Priyanka", "Ticket 4413", "Lantern Room"]
     assert proper_words("I think it is fine. The end.") == []
+    assert proper_words("Nice! Does she like it? Will said so.") == ["Nice", "Will"]  # a question's opener is no one
     results = [{"kind": "chunk", "chunk_id": "old", "statement": "Standup with Priyanka's group is on Mondays.",
                 "valid_from": "2026-01-05T09:30:00+00:00", "provenance": {"bronze_event_id": 1}},
                {"kind": "chunk", "chunk_id": "new", "statement": "Heads up: Priyanka moved the sync to Fridays.",
