@@ -433,7 +433,23 @@ def _event(item: dict[str, Any]) -> Any:
 def question_subjects(question: str, items: Sequence[Candidate]) -> list[frozenset[str]]:
     """The candidates' names the question names (all of a name's tokens among its words)."""
     asked = tokens(question)
-    return list(dict.fromkeys(n for item in items for n in item.names if n and n <= asked))
+    return list(dict.fromkeys(n for item in items for n in item.names
+                              if n and n <= asked and not _owned_word(n, question)))
+
+
+def _owned_word(name: frozenset[str], question: str) -> bool:
+    """Whether a one-word name is what the question asks of someone ("what's my favorite band?": the
+    band is the value asked for, though a belief has "band" for its subject), not whom it asks about."""
+    if len(name) != 1:
+        return False
+    word = re.escape(next(iter(name)))
+    return bool(re.search(rf"(?:\b(?:my|your|his|her|our|their)|{_NOT_A_CONTRACTION}['’]s)\s+"
+                          rf"(?:[\w-]+\s+){{0,2}}?{word}\b", question, re.IGNORECASE))
+
+
+# "what's", "who's", "it's": an "'s" that is "is", not an owner's
+_NOT_A_CONTRACTION = "".join(rf"(?<!\b{w})" for w in ("what", "who", "where", "when", "how", "that", "it", "there",
+                                                      "here", "he", "she"))
 
 
 def reorder(question: str, query: Sequence[float], results: list[dict[str, Any]],

@@ -23,6 +23,7 @@ from medallion.serve.present import (
     newest_first,
     part_of,
     proper_words,
+    question_subjects,
     reorder,
     replaced_first,
     said_when,
@@ -645,3 +646,14 @@ def test_a_turn_after_one_that_ended_something_needs_only_a_loose_likeness() -> 
     kept = replace(sold, text="washed the Zinnia for my cousin")
     assert not linked(kept, bought)
     assert newest_first([sold, bought]) == [1, 0]
+
+
+def test_a_word_the_question_asks_of_someone_is_not_whom_it_asks_about() -> None:
+    """A belief whose subject is the common noun "band" ("Small venues are the best way to see a band")
+    does not make "what's my favorite band right now?" a question about bands; "Where does Brann work?"
+    is about Brann, and "what's Brann's band called?" about Brann too."""
+    band = _item("venues", 1, WORK, names=("band",))
+    brann = _item("brann", 2, WORK, names=("Brann",))
+    assert question_subjects("what's my favorite band right now?", [band, brann]) == []
+    assert question_subjects("What band plays at Lorn's tonight?", [band]) == [frozenset({"band"})]
+    assert question_subjects("what's Brann's band called?", [band, brann]) == [frozenset({"brann"})]
