@@ -70,29 +70,51 @@ def fuse(lists: Mapping[str, Sequence[str]], event_of: Mapping[str, Hashable],
     return {item: event_score[event_of.get(item, ("item", item))] + OWN_SHARE * score for item, score in own.items()}
 
 
-# How much of the scores of the turns just before and after its own a turn is lent (the turns beside it
-# in its thread, read by serve/retrieve.py): "Yes, last May!" answers the question asked the turn before.
-# Measured on LoCoMo (c), one ledger, R@5 / R@10 over all five categories: 67.0 / 77.0 without; 68.7 /
-# 78.5 at 0.15, 69.0 / 79.1 at 0.3, 68.8 / 79.1 at 0.5, 66.8 / 77.9 at 0.8 (bench/results/locomo_proposals.md).
-NEIGHBOUR_SHARE = 0.3
+# How much of the score of the better of the turns just before and after its own a turn is lent (the turns
+# beside it in its thread, read by serve/retrieve.py). The better neighbour's, not both: a turn between two
+# that match is not lifted above them. A turn two away lends less, through a neighbour that is itself a
+# candidate. The turn right after a question is its answer ("Yes, last May!" after "Did you ever go to
+# Lisbon?"): it is lent the question's whole score, so it ranks just above the question that found it.
+# Measured on LoCoMo (c), one ledger, R@5 / R@10 over all five categories: 67.0 / 77.0 without; both
+# neighbours summed at 0.3, 69.0 / 79.1; the better at 0.45, 69.7 / 79.1; that and the better of the two
+# away at 0.2, 70.8 / 80.4; and the answer after a question at 1.0, 71.6 / 80.6 (at 0.7, 71.0 / 80.4)
+# (bench/results/locomo_proposals.md).
+NEIGHBOUR_SHARE = 0.45
+TWO_AWAY_SHARE = 0.2
+ANSWER_SHARE = 1.0
 
 
 def with_neighbours(scores: Mapping[str, float], event_of: Mapping[str, Hashable],
                     neighbours: Mapping[Hashable, tuple[Hashable | None, Hashable | None]],
-                    share: float = NEIGHBOUR_SHARE, silent: Collection[Hashable] = ()) -> dict[str, float]:
-    """``scores`` (item → fused score) with each item's event lent ``share`` of the scores of the events
-    just before and after it in its thread (``neighbours``: event → (before, after)), each event's
-    score being its best item's. Only candidates lend: a neighbour no list found adds nothing. Two
-    neighbours lend each other the same share, so the better stays ahead unless its other neighbour
-    lends less than the worse one's does; a turn between two that match rises, and so does the answer
-    after a matching question. The ``silent`` events lend nothing (search's: those it will not serve)."""
+                    share: float = NEIGHBOUR_SHARE, two_away: float = TWO_AWAY_SHARE,
+                    silent: Collection[Hashable] = (), asking: Collection[Hashable] = (),
+                    answer: float = ANSWER_SHARE) -> dict[str, float]:
+    """``scores`` (item → fused score) with each item's event lent ``share`` of the score of the better
+    of the events just before and after it in its thread (``neighbours``: event → (before, after)), and
+    ``two_away`` of the better of the events two away (through a neighbour ``neighbours`` knows: a
+    candidate), each event's score being its best item's; an event right after one of the ``asking``
+    events (a turn that asks a question) that does not ask itself is lent ``answer`` of the
+    question's score instead, when that is more. Only candidates lend: a neighbour no list found adds
+    nothing. The ``silent`` events lend nothing (search's: those it will not serve)."""
     best: dict[Hashable, float] = {}
     for item, score in scores.items():
         event = event_of.get(item)
         if event is not None:
             best[event] = max(best.get(event, 0.0), score)
-    lent = {event: share * sum(best.get(n, 0.0) for n in neighbours.get(event, ()) if n is not None and n not in silent)
-            for event in best}
+
+    def lends(events: Iterable[Hashable | None]) -> float:
+        return max((best.get(e, 0.0) for e in events if e is not None and e not in silent), default=0.0)
+
+    def beyond(event: Hashable, side: int) -> Hashable | None:
+        near = neighbours.get(event, (None, None))[side]
+        return None if near is None else neighbours.get(near, (None, None))[side]
+
+    lent: dict[Hashable, float] = {}
+    for event in best:
+        before = neighbours.get(event, (None, None))[0]
+        lent[event] = share * lends(neighbours.get(event, ())) + two_away * lends((beyond(event, 0), beyond(event, 1)))
+        if before in asking and event not in asking:
+            lent[event] = max(lent[event], answer * lends((before,)))
     return {item: score + lent.get(event_of.get(item), 0.0) for item, score in scores.items()}
 
 

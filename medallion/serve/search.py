@@ -145,7 +145,8 @@ def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]
     # a turn whose neighbours in its thread match too is likelier the passage that answers; a turn the
     # query finds by words a person redacted is not served, and lends nothing either
     kept_back = found_by_redacted_words(found, request.query)
-    scores = fusion.with_neighbours(scores, found.event_of, found.fetched.neighbours, silent=kept_back)
+    scores = fusion.with_neighbours(scores, found.event_of, found.fetched.neighbours, silent=kept_back,
+                                    asking=asking(found))
     results = serve(conn, request, found, scores, standing, kept_back)
     results.sort(key=rank_key)
     results = narrowest_first(results, request.query)
@@ -415,6 +416,12 @@ def _items(found: Candidates) -> dict[str, Any]:
     if found.plan is None or not found.plan.present:
         return {}
     return found.fetched.items
+
+
+def asking(found: Candidates) -> set[Any]:
+    """The candidate turns that ask a question (a text of theirs ends with "?"): the turn after one
+    answers it."""
+    return {row[1] for row in found.chunk_rows.values() if str(row[4] or "").rstrip().endswith("?")}
 
 
 def found_by_redacted_words(found: Candidates, query: str) -> set[Any]:

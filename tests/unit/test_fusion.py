@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from medallion.serve.fusion import (
     NEIGHBOUR_SHARE,
     NO_CURRENT_FACT,
@@ -138,3 +140,22 @@ def test_a_turn_search_will_not_serve_lends_nothing() -> None:
     threads = {1: (None, 2), 2: (1, None)}
     assert with_neighbours(scores, event_of, threads)["beside"] == 0.05 + NEIGHBOUR_SHARE * 0.10
     assert with_neighbours(scores, event_of, threads, silent={1})["beside"] == 0.05
+
+
+def test_the_better_neighbour_lends_and_a_question_lends_its_answer_all_of_its_score() -> None:
+    """A turn between two matching turns gets a share of the better one only, so it stays below it;
+    a turn two away gets a smaller share; the turn right after a question is lent the question's
+    whole score and ranks just above it (the question does not get the same from its answer)."""
+    scores = {"a": 0.10, "middle": 0.02, "b": 0.08, "far": 0.01}
+    event_of = {"a": 1, "middle": 2, "b": 3, "far": 5}
+    threads = {1: (None, 2), 2: (1, 3), 3: (2, 4), 5: (4, 6), 4: (3, 5)}
+    out = with_neighbours(scores, event_of, threads, share=0.45, two_away=0.2)
+    assert out["middle"] == pytest.approx(0.02 + 0.45 * 0.10)
+    assert out["middle"] < out["a"]
+    assert out["far"] == pytest.approx(0.01 + 0.2 * 0.08)  # 3 is two away, through 4 (known to the threads)
+    asked = {"question": 0.10, "answer": 0.03}
+    pair = {"question": 1, "answer": 2}
+    turns = {1: (None, 2), 2: (1, None)}
+    lent = with_neighbours(asked, pair, turns, asking={1})
+    assert lent["answer"] == pytest.approx(0.03 + 0.10) and lent["answer"] > lent["question"]
+    assert with_neighbours(asked, pair, turns, asking={1}, silent={1})["answer"] == 0.03
