@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-EMAIL = re.compile(r"(?<![\w.%+-])[\w.%+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?![\w-])", re.IGNORECASE)
+from medallion.distill.providers.heuristic.contact_values import EMAIL
+
 # 7 to 15 digits in groups: "+33 6 12 48 6621", "020 7946 0321", "555-0199", "(555) 010-2233"
 _PHONE = re.compile(r"(?<![\w.+@/-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,5}\)[ .-]?)?\d{2,5}(?:[ .-]\d{1,8}){0,5}"
                     r"(?![\w@/-]|\.\d)")

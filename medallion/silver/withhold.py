@@ -174,10 +174,11 @@ def _match(conn: psycopg.Connection, request: ForgetRequest, actor: str, facts: 
     exact_chunks = {c.chunk_id for c in voiced if keys and _holds(keys, c.text)}
     kind = value_shapes.kind_named(target)
     if kind is not None:  # "my home address": the turns holding a street, whatever words they use
-        shaped = {f.fact_id for f in pool if kind in value_shapes.kinds_in(f.statement)}
-        shaped_chunks = {c.chunk_id for c in voiced if kind in value_shapes.kinds_in(c.text)}
-        other = {f.fact_id for f in pool if f.fact_id not in shaped and value_shapes.kinds_in(f.statement)}
-        other |= {c.chunk_id for c in voiced if c.chunk_id not in shaped_chunks and value_shapes.kinds_in(c.text)}
+        held = {f.fact_id: value_shapes.kinds_in(f.statement) for f in pool}
+        held.update((c.chunk_id, value_shapes.kinds_in(c.text)) for c in voiced)
+        shaped = {f.fact_id for f in pool if kind in held[f.fact_id]}
+        shaped_chunks = {c.chunk_id for c in voiced if kind in held[c.chunk_id]}
+        other = {key for key, kinds in held.items() if kinds and kind not in kinds}
         exact -= other  # "email address" holds "address" but is not the home address
         exact_chunks -= other
         pool = [f for f in pool if f.fact_id not in other]

@@ -27,7 +27,8 @@ from medallion.distill.types import FactCandidate
 # a phone number: 7 to 15 digits in groups ("+44 7700 900456", "020 7946 0321", "555-0199", "(555) 010-2233")
 _PHONE = re.compile(r"(?<![\w.+@/-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,5}\)[ .-]?)?\d{2,5}(?:[ .-]\d{2,8}){0,4}"
                     r"(?![\w@/-]|\.\d)")
-_EMAIL = re.compile(r"(?<![\w.%+-])[\w.%+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?![\w-])", re.I)
+# an email address (silver/value_shapes.py reads the same shape)
+EMAIL = re.compile(r"(?<![\w.%+-])[\w.%+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?![\w-])", re.I)
 _CONTACT_WORD = re.compile(r"\b(?:phones?|numbers?|cell|mobile|callback|e-?mails?|reach(?:ed|able)?|call|text|ring|"
                            r"whatsapp|signal|contact)\b", re.I)
 # "my new number", "Ilka's callback number", "her personal email": a possessive and the contact noun
@@ -71,10 +72,10 @@ def contact_facts(ctx: Context, speaker: str | None, sentence: str, span: tuple[
 
 def _values(sentence: str) -> list[tuple[str, str, int]]:
     """Each phone number and email address of the sentence, with where it starts."""
-    found = [("email", m.group(0), m.start()) for m in _EMAIL.finditer(sentence)]
+    found = [("email", m.group(0), m.start()) for m in EMAIL.finditer(sentence)]
     for m in _PHONE.finditer(sentence):
         digits = sum(c.isdigit() for c in m.group(0))
-        if 7 <= digits <= 15 and not _EMAIL.search(sentence[max(0, m.start() - 40):m.end() + 1]):
+        if 7 <= digits <= 15 and not EMAIL.search(sentence[max(0, m.start() - 40):m.end() + 1]):
             found.append(("phone", m.group(0).strip(), m.start()))
     return found
 
