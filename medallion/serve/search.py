@@ -1,5 +1,6 @@
-"""Hybrid search as stages over one :class:`SearchRequest`: candidates → verification → fusion →
-serving (redaction) → the present → grouping.
+"""Hybrid search as stages over one :class:`SearchRequest`: candidates → verification → fusion (with
+the turns beside each, then the question's time: ``serve/in_time.py``) → serving (redaction) → the
+present → grouping.
 
 Candidates come from five ranked lists: one pgvector HNSW list and one BM25 full-text list over
 facts and chunks together (each merged by its own score, see :func:`merged`), the same two over whole
@@ -25,14 +26,14 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 import psycopg
 
-from medallion.serve import cues, fusion, graph, present, retrieve, search_graph, served
+from medallion.serve import cues, fusion, graph, in_time, present, retrieve, search_graph, served
 from medallion.silver import entities
 from medallion.silver import queries as silver_queries
 from medallion.silver.embed import load_model
@@ -147,6 +148,8 @@ def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]
     kept_back = found_by_redacted_words(found, request.query)
     scores = fusion.with_neighbours(scores, found.event_of, found.fetched.neighbours, silent=kept_back,
                                     asking=asking(found))
+    scores = in_time.weigh(scores, found.event_of, timed_items(found), request.query,
+                           (request.as_of or datetime.now(UTC)).date())
     results = serve(conn, request, found, scores, standing, kept_back)
     results.sort(key=rank_key)
     results = narrowest_first(results, request.query)
@@ -416,6 +419,14 @@ def _items(found: Candidates) -> dict[str, Any]:
     if found.plan is None or not found.plan.present:
         return {}
     return found.fetched.items
+
+
+def timed_items(found: Candidates) -> list[tuple[str, str, Any]]:
+    """Each candidate's text and time for ``in_time.weigh``: a chunk's text and when its event
+    happened, a belief's statement and when it holds from."""
+    chunks = [(cid, str(row[4] or ""), row[5]) for cid, row in found.chunk_rows.items()]
+    facts = [(fid, str(row[4] or ""), row[5]) for fid, row in found.fetched.facts.items() if fid in found.event_of]
+    return chunks + facts
 
 
 def asking(found: Candidates) -> set[Any]:
