@@ -6,11 +6,12 @@ written by someone else. ``tests/heldout_cases.py`` holds cases written elsewher
 this module is the one place that loads them and decides whether each holds, and prints both sets
 side by side so a change that helps the one set and not the other shows. The development cases
 written in the held-out format (``tests/development_cases.py``, tuned on) are printed beside them too,
-and so are a second to an eighth writer's (``tests/second_writer_cases.py``,
+and so are a second to a ninth writer's (``tests/second_writer_cases.py``,
 ``tests/third_writer_cases.py``, ``tests/fourth_writer_cases.py``, ``tests/fifth_writer_cases.py``,
-``tests/sixth_writer_cases.py``, ``tests/seventh_writer_cases.py``, ``tests/eighth_writer_cases.py``:
+``tests/sixth_writer_cases.py``, ``tests/seventh_writer_cases.py``, ``tests/eighth_writer_cases.py``,
+``tests/ninth_writer_cases.py``:
 written without reading the code, measured once before any rule was tuned on them, tuned on since),
-and all eight together: the development result the held-out one is compared with.
+and all nine together: the development result the held-out one is compared with.
 
 Loading: every case in its own namespace; its events remembered in order through
 ``tools.remember(..., derive_now=False)``, one day apart (chat → ``transcript``, note → ``note``,
@@ -63,6 +64,7 @@ WRITER_SETS = (
     ("sixth writer", "tests.sixth_writer_cases", "development_sixth_writer"),
     ("seventh writer", "tests.seventh_writer_cases", "development_seventh_writer"),
     ("eighth writer", "tests.eighth_writer_cases", "development_eighth_writer"),
+    ("ninth writer", "tests.ninth_writer_cases", "development_ninth_writer"),
 )
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 

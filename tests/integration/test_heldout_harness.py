@@ -24,6 +24,7 @@ from tests.fifth_writer_cases import CASES as FIFTH_WRITER
 from tests.fourth_writer_cases import CASES as FOURTH_WRITER
 from tests.heldout_cases import CASES as HELD_OUT
 from tests.heldout_cases import HeldOut, Turn
+from tests.ninth_writer_cases import CASES as NINTH_WRITER
 from tests.second_writer_cases import CASES as SECOND_WRITER
 from tests.seventh_writer_cases import CASES as SEVENTH_WRITER
 from tests.sixth_writer_cases import CASES as SIXTH_WRITER
@@ -40,8 +41,8 @@ SECRET = HeldOut(id="harness-secret", kind="forget", form="chat",
                  question="What is Tamsin's locker code?", expect=(), reject=("5590",))
 OWN = [LIVES, LIVES_WRONG, SECRET]
 EVERY_SET = [HELD_OUT, DEVELOPMENT, SECOND_WRITER, THIRD_WRITER, FOURTH_WRITER, FIFTH_WRITER, SIXTH_WRITER,
-             SEVENTH_WRITER, EIGHTH_WRITER]
-SET_IDS = ["held-out", "development", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
+             SEVENTH_WRITER, EIGHTH_WRITER, NINTH_WRITER]
+SET_IDS = ["held-out", "development", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"]
 
 
 @pytest.fixture(scope="module")
