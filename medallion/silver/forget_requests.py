@@ -23,8 +23,8 @@ MAX_SENTENCE = 300  # characters
 # How a request opens, before its verb: nothing, "please", "can you", "I want you to", …
 _LEAD = re.compile(
     r"^(?:(?:ok(?:ay)?|hey|so|actually|also|and|but|now|oh|well|right|alright|hmm+|um+|uh+|ah+|ugh+|argh+|oops|"
-    r"whoops|one more thing|"
-    r"on\s+second\s+thoughts?"
+    r"whoops|one more thing|god|gosh|geez|jeez|yikes|eek|no|dear|crap|damn|"
+    r"on\s+second\s+thoughts?|on\s+reflection|thinking\s+again|having\s+thought\s+about\s+it"
     r"|wait|sorry|btw|by\s+the\s+way|come\s+to\s+think\s+of\s+it|thinking\s+about\s+it)\b[\s,:;-]*+)*+"
     r"(?:(?:please|kindly|just)\s++)*+"
     r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)*"
@@ -83,6 +83,8 @@ _ON_BEHALF = re.compile(
 _THEIRS = re.compile(r"\b(?:his|her|their)\b", re.IGNORECASE)  # in a relayed request: the asker's own
 _RECORDS_VERB = re.compile(r"^(?:remove|drop|clear|scrub|discard|take\s+out)\b", re.IGNORECASE)
 _PRONOUN = re.compile(r"^(?:him|her|them|it|this|that|these|those|everyone|anyone)$", re.IGNORECASE)
+_LIST_GOES_ON = re.compile(r"\b(?:and|or|plus)\b|&")  # "my phone, my address and my email": one object
+_SAID_BEFORE = re.compile(r"^(?:that|this|those|these)\s+[\w-]+$", re.IGNORECASE)  # "that code", one noun
 _STRONG_DELETE = re.compile(r"^(?:delete|erase|wipe|purge|scrub)$", re.IGNORECASE)
 # "… from your memory / records / notes", said after the object.
 _FROM_MEMORY = re.compile(
@@ -117,7 +119,9 @@ _CLAUSE_END = re.compile(
     rf"(?:[;:–—\U0001F300-\U0001FAFF\u2600-\u27BF]|,\s*+(?:(?:and|but|because|since|so|then)\s++)?{_NEXT}"
     rf"|\s(?:and|but|because|since|so|then)\s++{_NEXT}|\s++please\b"
     # "… the home phone number and contact by email only": a second verb, told by what follows it
-    r"|\s(?:and|but)\s++\w+\s++(?:by|via|through|me|us|them|him|her|only|instead)\b).*$",
+    r"|\s(?:and|but)\s++\w+\s++(?:by|via|through|me|us|them|him|her|only|instead)\b"
+    # "delete the mobile, email only": what is kept, after a comma
+    r"|,\s*+(?:[\w-]++\s++){0,2}?[\w-]++\s++only\b).*$",
     re.IGNORECASE)
 # Keeping, asked of the memory beside a request ("keep the dentist info tho", "the job stuff is fine to
 # keep", "Keep the preferred time."): an instruction, not something to remember.
@@ -175,6 +179,34 @@ def instructs(text: str) -> bool:
         _KEEP_ASK.search(m.group().strip()) for m in _SENTENCE.finditer(spelled_out(text or "")))
 
 
+# What a turn asks the memory to keep beside a request, its object named: "where i live is fine", "keep
+# the dentist info", "email only", "you can keep my work number".
+_KEPT = (
+    re.compile(r"(?<![\w'’])(?<!not\s)(?<!n't\s)(?<!n’t\s)(?<!never\s)(?:keep|retain|hold\s+on\s+to)\s+(?P<x>[^,.;:!?]+)",
+               re.IGNORECASE),
+    re.compile(r"(?:^|[,;:]\s*|\b(?:but|and|though)\s+)(?P<x>[^,.;:!?]+?)\s+(?:(?:is|are|'s|’s)\s+(?:fine|ok(?:ay)?|"
+               r"good|alright)|can\s+stay)\b", re.IGNORECASE),
+    re.compile(r"(?:^|[,;:]\s*)(?P<x>(?:[\w-]+\s+){0,2}?[\w-]+)\s+only\b", re.IGNORECASE),
+)
+_KEPT_TAIL = re.compile(r"(?:\s++(?:tho(?:ugh)?+|please|thanks|info(?:rmation)?+|stuff|details?+|to\s++keep)\b)++$",
+                        re.IGNORECASE)
+
+
+def kept(text: str) -> list[str]:
+    """What ``text`` asks the memory to keep beside a forget request ("where i live is fine" → "where i
+    live"; "delete the mobile, email only" → "email"), each named as its words; a pronoun ("that's fine")
+    names nothing."""
+    found = []
+    for sentence in _SENTENCE.finditer(spelled_out(text or "")):
+        for pattern in _KEPT:
+            for m in pattern.finditer(sentence.group()):
+                phrase = _KEPT_TAIL.sub("", _clean(m.group("x"))).strip()
+                if phrase and not _PRONOUN.fullmatch(phrase) and not _VERB.match(phrase) and \
+                        phrase.casefold() not in ("all", "everything else", "the rest", "rest"):
+                    found.append(phrase)
+    return list(dict.fromkeys(found))
+
+
 _CLAUSE_BREAK = re.compile(r"[,;:]\s*+")
 # Chat spellings of the function words a request is read by ("can u not remember my salary pls").
 _SHORTHAND = {"u": "you", "ur": "your", "pls": "please", "plz": "please", "pleeease": "please", "dont": "don't",
@@ -224,6 +256,10 @@ def _request(body: str, sentence: str) -> ForgetRequest | None:
     memory_cue = bool(_FROM_MEMORY.search(obj))
     obj = _FROM_MEMORY.sub("", obj)
     obj = _TRAILING.sub("", _CLAUSE_END.sub("", obj)).strip(" ,")
+    head, comma, tail = obj.partition(",")
+    # "that code, facilities would kill me": the object ends at the comma, unless a list or a name goes on
+    if comma and head.strip() and not _LIST_GOES_ON.search(tail) and not re.fullmatch(_NAMED, tail.strip()):
+        obj = head.strip()
     # "keep no record of …" says where from: the memory
     forgets = rather or re.fullmatch(_FORGET, said, re.IGNORECASE) is not None or said.casefold().startswith("keep no")
     if _IDIOM.fullmatch(obj):  # "forget it", "forget about it": a dismissal, not a request
@@ -233,8 +269,10 @@ def _request(body: str, sentence: str) -> ForgetRequest | None:
     found = _object(obj, sentence)
     if found is None:
         return None
-    # "delete my …" asks the memory; "don't keep my …" too, but "don't keep the door open" does not
-    strong = _STRONG_DELETE.fullmatch(said) or (_NEGATED_KEEP.fullmatch(said) and _FIRST_PERSON.search(obj))
+    # "delete my …" asks the memory; "don't keep my …" and "don't keep that code" (what was just said) too,
+    # but "don't keep the door open" does not
+    strong = _STRONG_DELETE.fullmatch(said) or (_NEGATED_KEEP.fullmatch(said) and (
+        _FIRST_PERSON.search(obj) or _SAID_BEFORE.match(obj)))
     if not (forgets or memory_cue or found.mode in ("about", "everything") or (found.own and strong)):
         return None  # "remove the tomatoes", "clear the table": not addressed to the memory
     return found

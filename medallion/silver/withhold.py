@@ -17,7 +17,9 @@ and against its *frame*, the statement with its value taken out and the speaker'
 person ("Dana's social security number is 078-05-1120." → "my social security number is"): the
 frame says what kind of thing the value is, which is what a request names. The best fact, and every
 fact within :data:`MARGIN` of it above :data:`FLOOR`, is withheld, and so is a fact that holds every
-content word of the target. The chunks that carry a withheld fact (its sentence, the passage around
+content word of the target. What the request's turn asks to keep ("where i live is fine", "email
+only": :func:`forget_requests.kept`) guards what it names: an item nearer a kept phrase than the target
+is not matched by meaning. The chunks that carry a withheld fact (its sentence, the passage around
 it, and any earlier turn of the speaker or of the assistant that repeats its value) go with it.
 
 Each request also files one erasure request per Bronze event it matched
@@ -38,7 +40,7 @@ import psycopg
 
 from medallion.silver import entities, value_shapes
 from medallion.silver.embed import vector_of
-from medallion.silver.forget_requests import ForgetRequest, detect
+from medallion.silver.forget_requests import ForgetRequest, detect, kept
 from medallion.silver.slot_meaning import speaker_of
 
 FLOOR = 0.35  # the least cosine a fact's statement or frame must reach to match a target phrase
@@ -90,11 +92,12 @@ def rebuild(conn: psycopg.Connection, embed: Embed, fingerprint: str, namespace:
         "AND kind IN ('transcript', 'note', 'issue') AND actor IS NOT NULL AND content ~* %s "
         "ORDER BY received_at, event_id", (namespace, _MAY_ASK)).fetchall()
         if (found := detect(row[2])) is not None]
+    keeps = {row[0]: kept(row[2]) for row, _ in asked}
     withheld = 0
     for (event_id, actor, _, received_at), request in asked:
         facts, chunks = _earlier(conn, namespace, event_id)
         picked_facts, picked_chunks = _match(conn, request, actor, facts, chunks, embed,
-                                             {e for (e, *_), _ in asked})
+                                             {e for (e, *_), _ in asked}, keeps[event_id])
         filed = conn.execute("SELECT event_id, status FROM bronze.erasure_requests WHERE forget_event_id = %s",
                              (event_id,)).fetchall()
         carried_out = any(status == "executed" for _, status in filed)
@@ -140,8 +143,9 @@ def _earlier(conn: psycopg.Connection, namespace: str, event_id: int) -> tuple[l
 
 
 def _match(conn: psycopg.Connection, request: ForgetRequest, actor: str, facts: list[_Fact], chunks: list[_Chunk],
-           embed: Embed, requests: set[int]) -> tuple[list[_Fact], list[_Chunk]]:
-    """The facts and chunks one request names."""
+           embed: Embed, requests: set[int], keep: Sequence[str] = ()) -> tuple[list[_Fact], list[_Chunk]]:
+    """The facts and chunks one request names; what its turn asks to keep (``keep``: "where i live is
+    fine") is not matched by meaning when it is nearer what is kept than what is forgotten."""
     speaker = speaker_of(actor)
     me = entities.normalize(speaker) if speaker else None
     if request.mode == "previous":
@@ -190,7 +194,7 @@ def _match(conn: psycopg.Connection, request: ForgetRequest, actor: str, facts: 
         picked, by_meaning = set(), set()
     else:
         picked, by_meaning = _by_meaning(target, pool, voiced, request.about_whom if request.relayed else speaker,
-                                         embed)
+                                         embed, keep)
     picked |= exact
     said = [c for c in voiced if c.chunk_id in by_meaning or c.chunk_id in exact_chunks]
     if request.mode == "everything":
@@ -204,7 +208,7 @@ def _match(conn: psycopg.Connection, request: ForgetRequest, actor: str, facts: 
 
 
 def _by_meaning(target: str, pool: list[_Fact], voiced: list[_Chunk], speaker: str | None,
-                embed: Embed) -> tuple[set[str], set[str]]:
+                embed: Embed, keep: Sequence[str] = ()) -> tuple[set[str], set[str]]:
     """The fact ids and chunk ids closest to ``target`` (see the module's docstring).
 
     Facts are scored by their statement and frame, the speaker's own chunks by their stored
@@ -212,18 +216,23 @@ def _by_meaning(target: str, pool: list[_Fact], voiced: list[_Chunk], speaker: s
     above and within :data:`MARGIN` of the best; and, when none reaches the floor, the best event
     alone when it reaches :data:`LOW_FLOOR` and leads every other event by :data:`LEAD` (a short
     target such as "my diagnosis" is far from any sentence in absolute terms, yet the sentence that
-    gave the diagnosis is still the nearest by a margin)."""
+    gave the diagnosis is still the nearest by a margin). An item nearer one of the ``keep`` phrases
+    than the target is what the speaker asked to keep, and is not scored."""
     if not target or not (pool or voiced):
         return set(), set()
     frames = [_frame(f, speaker) for f in pool]
-    vectors = embed([target] + [f.statement for f in pool] + frames)
+    vectors = embed([target] + [f.statement for f in pool] + frames + list(keep))
     wanted = np.asarray(vectors[0])
     n = len(pool)
-    scored: list[tuple[float, int, str, str]] = [
-        (max(float(np.dot(wanted, vectors[1 + i])), float(np.dot(wanted, vectors[1 + n + i]))), f.event_id, "fact",
-         f.fact_id) for i, f in enumerate(pool)]
-    scored += [(float(np.dot(wanted, c.vector)), c.event_id, "chunk", c.chunk_id)
-               for c in voiced if c.vector is not None]
+    keeping = [np.asarray(v) for v in vectors[1 + 2 * n:]]
+
+    def nearest(*items: Any) -> tuple[float, float]:  # (to the target, to the nearest kept phrase)
+        return (max(float(np.dot(wanted, v)) for v in items),
+                max((float(np.dot(k, v)) for k in keeping for v in items), default=-1.0))
+
+    near = [(nearest(vectors[1 + i], vectors[1 + n + i]), f.event_id, "fact", f.fact_id) for i, f in enumerate(pool)]
+    near += [(nearest(c.vector), c.event_id, "chunk", c.chunk_id) for c in voiced if c.vector is not None]
+    scored = [(score, event, kind, key) for (score, kept_score), event, kind, key in near if score >= kept_score]
     by_event: dict[int, float] = {}
     for score, event, _, _ in scored:
         by_event[event] = max(by_event.get(event, -1.0), score)

@@ -92,6 +92,14 @@ OTHERS = {
                      ("reporter:ines", "Sync fails on every launch. Best to reach me at ines.rahm@quolbox.org."),
                      ("reporter:ines", "Or my direct line, 0161 496 0732, if that is quicker."),
                      ("reporter:ines", "Please remove my phone number from this ticket, email only.")),
+    # a request whose turn says what to keep, in words as near it as what it forgets; "don't keep that code"
+    "forget-kept": (("user:sunniva", "i live in Harwick, near the old mill"),
+                    ("assistant:memo", "Lovely area."),
+                    ("user:sunniva", "and i work at Brume Pharma in the lab"),
+                    ("assistant:memo", "Interesting!"),
+                    ("user:sunniva", "don't keep where i work pls, contract stuff. where i live is fine"),
+                    ("user:pell", "my door code at the studio is 8830, for the cleaner"),
+                    ("user:pell", "oh god don't keep that code, my landlord would be livid")),
 }
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -215,6 +223,18 @@ def test_a_datum_given_by_its_shape_is_withheld_and_the_other_kind_stays(world: 
     phone = world.tools.search("How can we reach Ines?", namespace="forget-shape", k=5)
     assert not any("0732" in _text(h) for h in phone), [_text(h) for h in phone]
     assert any("quolbox" in _text(h).casefold() for h in phone), [_text(h) for h in phone]
+
+
+def test_what_a_request_says_to_keep_stays_and_that_code_is_the_one_just_given(world: World) -> None:
+    """"don't keep where i work … where i live is fine": by meaning, "where i work" is as near the turn
+    that says where she lives as the one that says where she works; the kept phrase is nearer the first,
+    so it stays. "don't keep that code" names the code just given."""
+    home = world.tools.search("Where does Sunniva live?", namespace="forget-kept", k=5)
+    assert home and "harwick" in _text(home[0]).casefold(), [_text(h) for h in home]
+    work = world.tools.search("Where does Sunniva work?", namespace="forget-kept", k=5)
+    assert not any("brume" in _text(h).casefold() for h in work), [_text(h) for h in work]
+    code = world.tools.search("What is Pell's studio door code?", namespace="forget-kept", k=5)
+    assert not any("8830" in _text(h) for h in code), [_text(h) for h in code]
 
 
 def test_a_target_named_in_full_leaves_a_near_one_and_a_relayed_remove_is_a_request(world: World) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from medallion.silver.forget_requests import detect, instructs
+from medallion.silver.forget_requests import detect, instructs, kept
 
 # (sentence, mode, target, own, about_whom)
 REQUESTS = [
@@ -65,6 +65,12 @@ REQUESTS = [
     # an interjection before the request; "(that) I told you my X": what the speaker said about X
     ("ugh forget i told you my weight", "about", "weight", True, None),
     ("oops, please forget that I told you my pin", "about", "pin", True, None),
+    # an exclamation or "on reflection" before it; the object ends at a comma that goes on with a new clause
+    # or says what is kept; "don't keep that code": the thing just given
+    ("oh god don't keep that code, facilities would hate it", "phrase", "code", True, None),
+    ("on reflection please don't keep my kid's school, privacy thing", "phrase", "kid's school", True, None),
+    ("Actually please delete the mobile, email only.", "phrase", "mobile", True, None),
+    ("please forget my phone, my address and my email", "phrase", "phone, my address and my email", True, None),
 ]
 # Told on the data subject's behalf (a note or a ticket): the asker's own data.
 RELAYED = [
@@ -122,6 +128,8 @@ NOT_REQUESTS = [
     "He asked us not to call after nine.",
     "take my laptop off the charger",
     "Hmm, I forget where I parked.",
+    "Don't keep that window open.",
+    "oh god, don't keep the dog waiting",
 ]
 
 
@@ -166,3 +174,17 @@ def test_a_long_sentence_is_not_read_as_a_request() -> None:
 def test_a_text_that_only_tells_the_memory_what_to_forget_or_keep(text: str, instruction: bool) -> None:
     """Such a text states nothing to remember, so search puts it after the texts that do."""
     assert instructs(text) is instruction
+
+
+@pytest.mark.parametrize(("text", "keeps"), [
+    ("don't keep where i work pls, NDA stuff. where i live is fine", ["where i live"]),
+    ("Actually please delete the mobile, email only.", ["email"]),
+    ("forget my plate number. the car info can stay", ["car"]),
+    ("keep the dentist info tho, but forget the therapist stuff", ["dentist"]),
+    ("on second thought forget my home address. the email is fine to keep", ["email"]),
+    ("oh god don't keep that code, my boss would hate it", []),
+    ("forget my salary, that's fine", []),
+])
+def test_what_a_turn_asks_to_keep_beside_a_request(text: str, keeps: list[str]) -> None:
+    """The phrases withholding leaves alone when they are nearer an item than what is forgotten."""
+    assert kept(text) == keeps
