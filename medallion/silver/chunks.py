@@ -33,8 +33,9 @@ TURN_KINDS = frozenset({"transcript", "note", "issue"})  # split by sentence; do
 CONTEXT_CHARS = 400  # of the previous turn: enough for a question, not a whole document
 # A sentence ends at . ! or ? and a space, but not after a title or a common abbreviation ("Dr. Sandoval").
 _ABBREVIATIONS = ("Dr", "Mr", "Mrs", "Ms", "Mx", "St", "Prof", "Jr", "Sr", "Mt", "vs", "approx", "e.g", "i.e")
+# A blank line ends one too, and so does a line break before a list item ("- Project Mizzen: …").
 _BOUNDARY = re.compile("(?<=[.!?])" + "".join(rf"(?<!\b{re.escape(a)}\.)" for a in _ABBREVIATIONS)
-                       + r"\s+|\n\s*\n")
+                       + r"\s+|\n\s*\n|\n(?=[ \t]*(?:[-*•·]|\d{1,2}[.)])[ \t]+\S)")
 
 
 def chunk_id(event_id: int, start: int, end: int) -> str:

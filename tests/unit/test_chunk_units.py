@@ -197,3 +197,15 @@ def test_a_pronoun_or_a_possessive_is_no_lower_case_holder(text: str) -> None:
 def test_a_chunks_thread_is_read_as_its_context_is(metadata: dict[str, object], thread: str) -> None:
     """silver.chunks.thread (the turns beside a candidate are its thread's) is the key THREAD_KEY_SQL reads."""
     assert chunks.thread_of(metadata, "chat://msg/1") == thread
+
+
+def test_each_list_item_of_a_note_is_a_sentence() -> None:
+    """A line break before a list item ends a sentence: one item's value is not read with the next item."""
+    note = "Projects:\n- Project Wrenfold: due 12 March, budget 30k\n- Project Tolley: due 2 May, budget 55k"
+    units = [note[a:b] for a, b in chunks.split(note, by_sentence=True)]
+    assert units[1:] == ["Projects:\n- Project Wrenfold: due 12 March, budget 30k",
+                         "- Project Tolley: due 2 May, budget 55k"]
+    # a line break inside a sentence is not a boundary
+    wrapped = "We drove to the coast on Sunday and then\nwalked the cliff path until dark."
+    assert len(chunks.split(wrapped, by_sentence=True)) == 1
+

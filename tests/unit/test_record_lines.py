@@ -24,6 +24,11 @@ LINES = [
     ("PR 4471: reviewer Ingrid, build green.", [("PR 4471", "reviewer", "Ingrid", False)]),
     ("Order 8812: they asked to move the delivery date to December 3.", [("Order 8812", "delivery_date", "2026-12-03",
                                                                       True)]),
+    # a list item named by a name, whose every part is a field; an identifier line as a list item
+    ("- Project Wrenfold: due 12 March, budget 30k", [("Project Wrenfold", "due", "2027-03-12", False),
+                                                      ("Project Wrenfold", "budget", "30k", False)]),
+    ("* Ticket 7781: priority P2, assignee Bertil", [("Ticket 7781", "priority", "P2", False),
+                                                    ("Ticket 7781", "assignee", "Bertil", False)]),
 ]
 
 
@@ -42,6 +47,9 @@ def test_each_field_of_a_record_line(line: str, expected: list[tuple[str, str, A
     "Meeting at 10:30: bring the slides.",
     "Alice: I moved to Lisbon.",
     "Ticket 5512 is assigned to Rowan.",  # a sentence, not a record line: the sentence rules read it
+    "Lunch orders: Bilal, falafel; Chiara, risotto",  # a name's line whose parts are not all fields
+    "- Weekly: therapy with Dr Brandt, Tuesdays 6pm",
+    "Update: I moved to Lisbon, budget 40k",
 ])
 def test_lines_that_are_not_records(line: str) -> None:
     assert _read(line) == []

@@ -34,6 +34,10 @@ from medallion.distill.types import FactCandidate
 RECORD_RE = re.compile(
     r"^\s*(?P<label>(?:[A-Z][A-Za-z]{1,15}\s+)?#?(?:\d{3,}|[A-Z]{2,}-\d+))"
     r"(?:\s+(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}))?\s*(?::|\s[-—–]\s)\s*(?P<body>\S.*)$")
+# A list item or a line named by a capitalised name: "- Project Mizzen: due 15 Aug, budget 65k". Read as a
+# record only when every part of its body is a field (not "Lunch orders: Bilal, falafel").
+NAMED_RE = re.compile(r"^\s*(?:[-*•·]\s+)?(?P<label>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,3})\s*:\s*(?P<body>\S.*)$")
+_BULLET_RE = re.compile(r"^\s*[-*•·]\s+(?=\S)")
 _YEAR_RE = re.compile(r"^(?:19|20)\d\d$")
 _ATTR = r"(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})"
 _NAME = r"(?P<value>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,3})"
@@ -53,7 +57,8 @@ _NAME_IS_RE = re.compile(rf"^{_NAME}\s+(?:is|was)\s+(?:now\s+)?(?:the\s+)?{_ATTR
 # "backend part by Oyelowo", "frontend part owned by Lucinda"
 _BY_RE = re.compile(rf"^{_DETERMINER}(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){{0,2}}?)\s+(?:[a-z]+ed\s+)?by\s+{_NAME}$")
 # "assignee Harriet", "priority P3": one attribute word and a name or a code with a digit
-_BARE_RE = re.compile(r"^(?P<attr>[a-z][a-z-]+)\s+(?P<value>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}|[A-Za-z]*\d[\w.-]*)$")
+_BARE_RE = re.compile(r"^(?P<attr>[a-z][a-z-]+)\s+(?P<value>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}|[A-Za-z]*\d[\w.-]*"
+                      r"(?:\s+[A-Z][a-z]{2,8}\.?(?:\s+\d{4})?)?)$")  # "priority P3", "due 15 Aug"
 # where a value ends: a reason or a time clause after it
 _VALUE_END_RE = re.compile(r"\s+(?:after|because|since|as|when|so|but|which|while|until|due\s+to)\s+.*$|\s*\(.*$")
 _NOW_RE = re.compile(rf"\b(?:now|{CHANGE_VERBS})\b", re.I)
@@ -65,16 +70,27 @@ _NOT_ATTR = frozenset({"it", "this", "that", "he", "she", "they", "we", "i", "th
 
 
 def read_record(ctx: Context, line: str, line_start: int) -> list[FactCandidate]:
-    """The record fields ``line`` files under its identifier; ``[]`` when it is not such a line."""
-    m = RECORD_RE.match(line)
-    if not m or (_YEAR_RE.match(m["label"]) and " " not in m["label"]):
+    """The record fields ``line`` files under its identifier (or, for a line whose every part is a field,
+    under the name that opens it); ``[]`` when it is not such a line."""
+    bullet = _BULLET_RE.match(line)
+    m = RECORD_RE.match(line[bullet.end():] if bullet else line)
+    if m is not None and bullet is not None:
+        m = RECORD_RE.match(" " * bullet.end() + line[bullet.end():])  # offsets in the line as given
+    if m is None:
+        named = NAMED_RE.match(line)
+        parts = [p.group().strip().rstrip(".!") for p in _PART_RE.finditer(named["body"].strip())] if named else []
+        if not parts or any(_field(p) is None for p in parts):
+            return []
+        m = named
+    if _YEAR_RE.match(m["label"]) and " " not in m["label"]:
         return []
     label = m["label"].lstrip("#")
     body = m["body"].strip()
     out: list[FactCandidate] = []
     pos = m.start("body")
     parts = [(p.start(), p.group()) for p in _PART_RE.finditer(body)]
-    heading = m["attr"] if m["attr"] and not _NOW_RE.fullmatch(m["attr"]) and not m["attr"].endswith("ed") else None
+    attr_named = m.groupdict().get("attr")
+    heading = attr_named if attr_named and not _NOW_RE.fullmatch(attr_named) and not attr_named.endswith("ed") else None
     for offset, part in parts:
         text = part.strip().rstrip(".!")
         field = _field(text)
