@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import psycopg
 
-from medallion.serve import cues, fusion, graph, in_time, present, retrieve, search_graph, served
+from medallion.serve import changed_to, cues, fusion, graph, in_time, present, retrieve, search_graph, served
 from medallion.silver import entities
 from medallion.silver import queries as silver_queries
 from medallion.silver.embed import load_model
@@ -163,6 +163,8 @@ def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]
         results = present.replaced_first(results)
     elif request.as_of is None:  # at a past moment the ledger of then answers; about now, the newest first
         results = present.reorder(request.query, query, results, items, memo=memo)
+        if cues.about_the_present(request.query):  # "bumped to P1" above "P3 - …": a change told by its new value
+            results = changed_to.changes_first(results, datetime.now(UTC).date())
     results = present.requests_last(results)
     return (group_by_event(results) if request.per_event else results)[:request.k]
 

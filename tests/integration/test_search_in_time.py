@@ -1,5 +1,6 @@
 """A question's time weighed into search (serve/in_time.py), through the real Tools.search: the day a
-question names finds what was said that day, and "when" finds the turn that says when."""
+question names finds what was said that day, and "when" finds the turn that says when; and for a question
+about now, a change told by its new value ranks above the value it replaced (serve/changed_to.py)."""
 
 from __future__ import annotations
 
@@ -77,3 +78,20 @@ def test_a_question_that_asks_when_finds_the_turn_that_says_when(settings: Setti
     derive(engine_conn, settings)
     assert _first_events(settings, "When did Tomas go bouldering?")[0] == "t3"
 
+
+
+def test_a_change_told_by_its_new_value_ranks_above_the_value_it_replaced(settings: Settings,
+                                                                           engine_conn: psycopg.Connection) -> None:
+    """"Escalated to S1 …" names neither the bug nor the field; the older comment holds a severity code
+    and the question's words, and without the change's reading it ranks first."""
+    day = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
+    comments = [
+        ("agent:odile", "S3 - Quarry sync drops attachments over 20 MB."),
+        ("user:bram", "Still happening for our whole legal team, this blocks filings."),
+        ("agent:odile", "Escalated to S1 after the outage report."),
+    ]
+    events = [{**_turn(i, a, t, day + timedelta(days=i), "ticket://quarry"), "kind": "issue"}
+              for i, (a, t) in enumerate(comments, 1)]
+    ingest_events(engine_conn, events, origin="test")
+    derive(engine_conn, settings)
+    assert _first_events(settings, "What severity is the Quarry sync bug?")[0] == "t3"
