@@ -25,7 +25,7 @@ from typing import Any
 import psycopg
 
 from medallion.bronze.thread import THREAD_KEY
-from medallion.distill.language.coordination import clause_spans, replacement_spans, value_spans
+from medallion.distill.language.coordination import clause_spans, gapped_clauses, replacement_spans, value_spans
 
 MAX_CHARS = 800
 MIN_SENTENCE = 25  # a shorter sentence ("Wow!", "Thanks, Jon.") is joined to the next
@@ -173,7 +173,8 @@ def sentence_parts(sentence: str) -> list[tuple[int, int]]:
     as two events (``replacement_spans``); ``[]`` when nothing is cut."""
     clauses = clause_spans(sentence)
     if not clauses:
-        return value_spans(sentence) or replacement_spans(sentence)
+        return value_spans(sentence) or replacement_spans(sentence) or [
+            (a, b) for a, b, _ in gapped_clauses(sentence)]  # "Mira works at Quelle, her husband at Brightmoor"
     return [(start + a, start + b) for start, end in clauses
             for a, b in (value_spans(sentence[start:end]) or [(0, end - start)])]
 

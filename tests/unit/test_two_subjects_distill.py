@@ -40,6 +40,11 @@ TWO_SUBJECTS = [
     # ... after a preamble, joined by a semicolon
     ("jotting these down so i don't lose them: Oona's birthday is 3 May; Piet's is 9 October.",
      [("Oona", "birthday", "--05-03"), ("Piet", "birthday", "--10-09")]),
+    # the second clause leaves out the verb and keeps its preposition
+    ("Ines works at Corvo Labs, her husband at the Brindle clinic.",
+     [("Ines", "works_at", "Corvo Labs"), ("Ines's husband", "works_at", "Brindle clinic")]),
+    ("My cousin lives in Tarrow and my uncle in Fenwick.",
+     [("Alice's cousin", "lives_in", "Tarrow"), ("Alice's uncle", "lives_in", "Fenwick")]),
     # an age reached is the figure "is N" gives
     ("Rolo is 6, Pip just turned 2.",
      [("Rolo", "amount", {"number": 6, "unit": None}), ("Pip", "amount", {"number": 2, "unit": None})]),
@@ -248,3 +253,20 @@ def test_a_gapped_clause_gets_back_the_noun_and_verb_it_left_out(text: str, clau
     if found:  # the spans tile the sentence up to the end of the second clause
         assert found[0][0] == 0 and found[0][1] == found[1][0]
         assert text[found[1][0]:found[1][1]].strip(" ,").startswith(("and", "Kim", "Bo", "Lena"))
+
+
+@pytest.mark.parametrize(("text", "clauses"), [
+    ("The web app lives in the harbor-web repo, the API in harbor-core.",
+     ["The web app lives in the harbor-web repo.", "The API lives in harbor-core."]),
+    ("Ines works at Corvo Labs, her husband at the Brindle clinic.",
+     ["Ines works at Corvo Labs.", "Ines's husband works at the Brindle clinic."]),
+    ("I met Tom in Paris, the week after in Rome.", []),  # no preposition right after the verb
+    ("She works in sales, mostly at night.", []),  # no second subject
+], ids=lambda v: str(v)[:30])
+def test_a_second_clause_that_leaves_out_the_verb_gets_it_back(text: str, clauses: list[str]) -> None:
+    found = gapped_clauses(text)
+    assert [c for _, _, c in found] == clauses
+    if found:  # the second clause's text is its own, without the first one's value
+        second = text[found[1][0]:found[1][1]]
+        assert second.startswith(("the API", "her husband")) and "harbor-web" not in second
+

@@ -360,6 +360,17 @@ _GAPPED_RE = re.compile(
     r"(?P<r2>[^,;.!?]+)")
 
 
+# A second clause that leaves out the first one's verb and keeps its preposition: "Mira works at Quelle,
+# her husband at Brightmoor", "my sister lives in Oslo and my brother in Bergen". The second subject is a
+# short noun phrase that opens with a determiner, a possessive or a capital ("the API", "her husband", "Dev").
+_NP2 = (r"(?:(?:the|my|his|her|our|their|your)\s+[^\W\d_][\w-]*(?:\s+[a-z][\w-]*)?|[A-Z][\w-]*(?:['’]s\s+[a-z][\w-]*)?"
+        r"|[A-Z]{2,}[\w-]*)")
+_VERB_GAPPED_RE = re.compile(
+    r"^(?P<s1>[^,;]{1,40}?)\s+(?P<verb>[a-z]+(?:s|ed))\s+(?P<prep>in|at|on|for|from|with|by|to)\s+"
+    r"(?P<r1>[^,;]+?)(?:,?\s+(?:and|while|but|whereas)|,|\s*;)\s+"
+    rf"(?P<s2>{_NP2})\s+(?P=prep)\s+(?P<r2>[^,;.!?]+)")
+
+
 # what a chat line may say before the list it gives ("writing these down before i forget again: …")
 _PREAMBLE = re.compile(r"[^\W\d_][^:\n]{0,58}:\s+")
 
@@ -375,7 +386,9 @@ def gapped_clauses(text: str) -> list[tuple[int, int, str]]:
     label = _PREAMBLE.match(stripped)
     lead = len(text) - len(text.lstrip()) + (label.end() if label else 0)
     m = _GAPPED_RE.match(text[lead:])
-    if m is None or m["p1"] == m["p2"]:
+    if m is None:
+        return _verb_gapped(text, lead, bool(label))
+    if m["p1"] == m["p2"]:
         return []
     first = f"{m['p1']}'s {m['noun']} {m['verb']} {m['r1'].strip()}."
     second = f"{m['p2']}'s {m['noun']} {m['verb']} {m['r2'].strip()}."
@@ -383,6 +396,22 @@ def gapped_clauses(text: str) -> list[tuple[int, int, str]]:
     joint = re.search(r"(?:,?\s+(?:and|while|but|whereas)|\s*;)\s+$", text[:cut])
     start = lead if label else 0
     return [(start, joint.start() if joint else cut, first), (joint.start() if joint else cut, lead + m.end(), second)]
+
+
+def _verb_gapped(text: str, lead: int, labelled: bool) -> list[tuple[int, int, str]]:
+    """The two clauses of a sentence whose second leaves out the verb (:data:`_VERB_GAPPED_RE`), or []."""
+    m = _VERB_GAPPED_RE.match(text[lead:])
+    if m is None or m["s1"].casefold() == m["s2"].casefold():
+        return []
+    first = f"{m['s1']} {m['verb']} {m['prep']} {m['r1'].strip()}."
+    owner = re.match(r"(?:his|her|their)\s+(?P<noun>.+)$", m["s2"])
+    s2 = f"{m['s1']}'s {owner['noun']}" if owner and re.fullmatch(r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?", m["s1"]) else \
+        f"{m['s2'][:1].upper()}{m['s2'][1:]}"  # "her husband" is the first subject's ("Ines's husband")
+    second = f"{s2} {m['verb']} {m['prep']} {m['r2'].strip()}."
+    cut = lead + m.start("s2")
+    joint = re.search(r"(?:,?\s+(?:and|while|but|whereas)|,|\s*;)\s+$", text[:cut])
+    start = lead if labelled else 0
+    return [(start, joint.start() if joint else cut, first), (cut, lead + m.end(), second)]
 
 
 def clause_text(text: str) -> str:
