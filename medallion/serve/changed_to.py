@@ -40,6 +40,9 @@ _LEADING_NAME = re.compile(r"^[A-Z][a-z]{2,}\b")
 _NAMED_SUBJECT = re.compile(r"\b\d{3,}\b|\b[A-Z][a-z]{2,}\b")  # "4413", "Viktor", "Release"
 _FIRST_PERSON_SUBJECT = re.compile(r"\b(?:i|we)\b", re.IGNORECASE)
 _RELATIVE = re.compile(REL_NOUNS)
+# Words that open a clause capitalised without naming anyone
+_OPENERS = frozenset(("they", "he", "she", "it", "you", "ugh", "oh", "ok", "okay", "so", "then", "well", "also",
+                      "just", "and", "but", "sadly", "finally", "anyway", "update", "fyi", "btw"))
 _NOT_NAMES = frozenset(("The", "This", "That", "Will", "Release", "Target", "Status", "Priority"))
 
 
@@ -76,10 +79,11 @@ def _subject_shared(before: str, older: str) -> bool:
     relative) is named in the older turn too; nothing named is shared (the change is elliptical: "Bumped
     to P1", "they rang, pushed me to wednesday"). A clause whose subject is its speaker ("I moved to
     Madrid") is about them, which the present stage reads by subject: not shared."""
-    clause = re.split(r"[.!?;]\s+", before)[-1]
+    clause = re.split(r"[.!?;]\s+", before)[-1].strip()
     if _FIRST_PERSON_SUBJECT.search(clause):
         return False
-    named = {m.group().casefold() for m in _NAMED_SUBJECT.finditer(clause)}
+    named = {m.group().casefold() for m in _NAMED_SUBJECT.finditer(clause)
+             if m.start() > 0 or m.group().casefold() not in _OPENERS}  # "Ugh, they rang": no name
     named |= {w for w in re.findall(r"[a-z]+", clause.casefold()) if _RELATIVE.fullmatch(w)}
     held = set(re.findall(r"[\w-]+", older.casefold()))
     return named <= held
@@ -100,10 +104,11 @@ def changes_first(results: list[dict[str, Any]], today: date, window: int = WIND
         if event is not None and event not in events:
             events.append(event)
     events = events[:window]
-    texts: dict[Any, str] = {}
+    said: dict[Any, list[str]] = {}
     for item in results:
         if _event(item) in events:
-            texts[_event(item)] = texts.get(_event(item), "") + " " + str(item.get("statement") or "")
+            said.setdefault(_event(item), []).append(str(item.get("statement") or "").strip())
+    texts = {event: " ".join(parts) for event, parts in said.items()}
     order = list(events)
     for event in events:
         if not new_value_kinds(texts[event], today):
@@ -116,8 +121,12 @@ def changes_first(results: list[dict[str, Any]], today: date, window: int = WIND
             order.insert(order.index(older), event)
     if order == events:
         return results
+    # the window's items take the window's places in the new order; every other item keeps its place
     rank = {e: i for i, e in enumerate(order)}
-    ranked = sorted(((rank[_event(r)], i, r) for i, r in enumerate(results) if _event(r) in rank), key=lambda t: t[:2])
-    head = [r for *_, r in ranked]
-    return head + [r for r in results if _event(r) not in rank]
+    places = [i for i, r in enumerate(results) if _event(r) in rank]
+    moved = sorted((results[i] for i in places), key=lambda r: rank[_event(r)])  # stable: a turn's items keep theirs
+    out = list(results)
+    for place, item in zip(places, moved, strict=True):
+        out[place] = item
+    return out
 

@@ -48,7 +48,9 @@ def asked_periods(query: str, today: date) -> list[tuple[date, date]]:
     periods = []
     for hit in find_dates(query, today, future=False):
         day = hit.day
-        if hit.precision in ("week", "weekend"):
+        if hit.precision == "weekend":  # its Saturday, and Friday evening to Sunday
+            periods.append((day - timedelta(days=1), day + timedelta(days=2)))
+        elif hit.precision == "week":
             periods.append((day - timedelta(days=1), day + timedelta(days=7)))
         elif hit.precision == "month":
             first = day.replace(day=1)

@@ -182,7 +182,7 @@ def instructs(text: str) -> bool:
 # What a turn asks the memory to keep beside a request, its object named: "where i live is fine", "keep
 # the dentist info", "email only", "you can keep my work number".
 _KEPT = (
-    re.compile(r"(?<![\w'’])(?<!not\s)(?<!n't\s)(?<!n’t\s)(?<!never\s)(?:keep|retain|hold\s+on\s+to)\s+(?P<x>[^,.;:!?]+)",
+    re.compile(r"(?<![\w'’])(?<!not\s)(?<!n't\s)(?<!n’t\s)(?<!never\s)(?:keep|retain|hold\s+on\s+to)\s+(?!no\b)(?P<x>[^,.;:!?]+)",
                re.IGNORECASE),
     re.compile(r"(?:^|[,;:]\s*|\b(?:but|and|though)\s+)(?P<x>[^,.;:!?]+?)\s+(?:(?:is|are|'s|’s)\s+(?:fine|ok(?:ay)?|"
                r"good|alright)|can\s+stay)\b", re.IGNORECASE),

@@ -32,6 +32,9 @@ def test_a_change_that_names_another_subject_counts_for_nothing() -> None:
     # a change of the speaker's own, or of someone named, is about them: the present stage reads it by subject
     assert changed_to.new_value_kinds("I moved to Madrid.", TODAY, "Bob moved to Porto.") == set()
     assert changed_to.new_value_kinds("Alice moved to Madrid.", TODAY, "Bob moved to Porto.") == set()
+    # a capitalised opener that names nobody is no subject of its own
+    assert changed_to.new_value_kinds("Ugh, they rang, pushed me to friday 4pm", TODAY, "haircut is thursday 2pm") == {
+        "time"}
 
 
 def _item(event: int, text: str) -> dict[str, Any]:
@@ -50,3 +53,11 @@ def test_nothing_moves_without_an_older_value_of_the_kind_above_it() -> None:
     # an older change below the newer value stays where it is
     results = [_item(6, "haircut moved to friday 4pm"), _item(1, "haircut is thursday 2pm")]
     assert changed_to.changes_first(results, TODAY) == results
+
+
+def test_only_the_turns_looked_at_move_and_the_rest_keep_their_places() -> None:
+    results = [_item(1, "haircut is thursday 2pm at Snip on Vale Rd"), {"kind": "fact", "statement": "x"},
+               _item(3, "ugh the salon rang, moved me to friday 4pm")]
+    out = changed_to.changes_first(results, TODAY)
+    assert [r["statement"][:5] for r in out] == ["ugh t", "x", "hairc"]
+

@@ -184,6 +184,7 @@ def test_a_text_that_only_tells_the_memory_what_to_forget_or_keep(text: str, ins
     ("on second thought forget my home address. the email is fine to keep", ["email"]),
     ("oh god don't keep that code, my boss would hate it", []),
     ("forget my salary, that's fine", []),
+    ("keep no record of my home address", []),  # a request, not something kept
 ])
 def test_what_a_turn_asks_to_keep_beside_a_request(text: str, keeps: list[str]) -> None:
     """The phrases withholding leaves alone when they are nearer an item than what is forgotten."""

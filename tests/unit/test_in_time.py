@@ -47,6 +47,10 @@ def test_a_named_month_or_year_is_asked_whole() -> None:
         (date(2019, 1, 1), date(2019, 12, 31))]
 
 
+def test_a_weekend_is_asked_from_friday_to_sunday() -> None:
+    assert in_time.asked_periods("What did Ines do last weekend?", TODAY) == [(date(2026, 11, 20), date(2026, 11, 23))]
+
+
 def test_a_relative_day_is_read_from_the_moment_asked_about() -> None:
     assert in_time.asked_periods("What did I eat yesterday?", TODAY) == [(date(2026, 11, 23), date(2026, 11, 25))]
     assert in_time.asked_periods("What did I eat yesterday?", date(2025, 1, 10)) == [

@@ -355,7 +355,7 @@ def _names_something(text: str, start: int, end: int) -> bool:
 # (gapping). Its possessor and what follows, with the first clause's noun and verb put back, is a clause.
 _GAPPED_RE = re.compile(
     r"^(?P<p1>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)['’]s\s+(?P<noun>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+"
-    r"(?P<verb>is|are|was|were|falls|starts|ends)\s+(?P<r1>[^,;]+?)(?:,?\s+(?:and|while|but|whereas)|\s*;)\s+"
+    r"(?P<verb>is|are|was|were|falls|starts|ends)\s++(?P<r1>[^,;]*?[^,;\s])(?:,?\s+(?:and|while|but|whereas)|\s*;)\s+"
     r"(?P<p2>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)['’]s\s+(?:(?P=verb)\s+)?(?!(?:is|are|was|were|not|also)\b)"
     r"(?P<r2>[^,;.!?]+)")
 
@@ -366,8 +366,8 @@ _GAPPED_RE = re.compile(
 _NP2 = (r"(?:(?:the|my|his|her|our|their|your)\s+[^\W\d_][\w-]*(?:\s+[a-z][\w-]*)?|[A-Z][\w-]*(?:['’]s\s+[a-z][\w-]*)?"
         r"|[A-Z]{2,}[\w-]*)")
 _VERB_GAPPED_RE = re.compile(
-    r"^(?P<s1>[^,;]{1,40}?)\s+(?P<verb>[a-z]+(?:s|ed))\s+(?P<prep>in|at|on|for|from|with|by|to)\s+"
-    r"(?P<r1>[^,;]+?)(?:,?\s+(?:and|while|but|whereas)|,|\s*;)\s+"
+    r"^(?P<s1>[^,;]{1,40}?)\s+(?P<verb>[a-z]+(?:s|ed))\s++(?P<prep>in|at|on|for|from|with|by|to)\s++"
+    r"(?P<r1>[^,;]*?[^,;\s])(?:,?\s+(?:and|while|but|whereas)|,|\s*;)\s+"
     rf"(?P<s2>{_NP2})\s+(?P=prep)\s+(?P<r2>[^,;.!?]+)")
 
 
@@ -378,7 +378,8 @@ _PREAMBLE = re.compile(r"[^\W\d_][^:\n]{0,58}:\s+")
 def gapped_clauses(text: str) -> list[tuple[int, int, str]]:
     """The clauses of a sentence whose second clause leaves out the first one's noun, and maybe its verb
     ("Jan's birthday is in May and Kim's in June" → "Jan's birthday is in May", "Kim's birthday is in
-    June"; "Ana's car is red and Bo's is blue"),
+    June"; "Ana's car is red and Bo's is blue"), or leaves out the verb and keeps its preposition with
+    another subject ("Mira works at Quelle, her husband at Brightmoor": :func:`_verb_gapped`),
     each as (start, end, text) with its span in ``text``; ``[]`` for any other sentence. A short label
     before them ("writing these down: Lotte's birthday is 14 April; Gerrit's is 2 November") is left
     out of both, and a semicolon joins them as "and" does."""
