@@ -23,13 +23,14 @@ from typing import Any
 
 from medallion.distill.language.dates import find_dates
 from medallion.distill.language.lexicon import REL_NOUNS, WEEKDAYS
+from medallion.serve import cues
 
 WINDOW = 5  # the first N distinct turns are looked at: a change further down is not what the lists found
 
 # Verbs that move a value somewhere: "pushed to", "slipped to", "reassigned to", "bumped to", "moved … to".
 _VERBS = (r"moved|pushed|bumped|slipped|shifted|rescheduled|postponed|delayed|reassigned|assigned|handed(?:\s+over)?|"
           r"changed|switched|raised|lowered|upgraded|downgraded|escalated|transferred|updated|set|brought\s+forward|"
-          r"passed|promoted|demoted|rebooked|reset")
+          r"passed|promoted|demoted|rebooked|reset|reassigning|assigning|handing|transferring|escalating")
 _CHANGED_TO = re.compile(rf"\b(?:{_VERBS})\b(?:\s+[\w'’-]+){{0,4}}?\s+(?:to|until|till)\s+(?P<value>[^,.;!?()]+)",
                          re.IGNORECASE)
 _CLOCK = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\bnoon\b|\bmidnight\b", re.IGNORECASE)
@@ -111,8 +112,8 @@ def changes_first(results: list[dict[str, Any]], today: date, window: int = WIND
     texts = {event: " ".join(parts) for event, parts in said.items()}
     order = list(events)
     for event in events:
-        if not new_value_kinds(texts[event], today):
-            continue
+        if not new_value_kinds(texts[event], today) or not cues.asserts_value(texts[event]):
+            continue  # no change to a value, or one only weighed ("might move to …")
         place = order.index(event)
         older = next((e for e in order[:place] if isinstance(e, int) and isinstance(event, int) and e < event
                       and kinds(texts[e], today) & new_value_kinds(texts[event], today, texts[e])), None)

@@ -22,6 +22,7 @@ def test_the_kind_of_the_new_value_of_a_change() -> None:
     assert changed_to.new_value_kinds("Escalated to S1 after the outage report.", TODAY) == {"code"}
     assert changed_to.new_value_kinds("Handed over to Joris, he knows the billing code.", TODAY) == {"name"}
     assert changed_to.new_value_kinds("I went to the market for apples.", TODAY) == set()
+    assert changed_to.new_value_kinds("Handing this over to Joris for the weekend rota.", TODAY) == {"name"}
 
 
 def test_a_change_that_names_another_subject_counts_for_nothing() -> None:
@@ -60,4 +61,10 @@ def test_only_the_turns_looked_at_move_and_the_rest_keep_their_places() -> None:
                _item(3, "ugh the salon rang, moved me to friday 4pm")]
     out = changed_to.changes_first(results, TODAY)
     assert [r["statement"][:5] for r in out] == ["ugh t", "x", "hairc"]
+
+
+def test_a_change_only_weighed_moves_nothing() -> None:
+    results = [_item(1, "haircut is thursday 2pm at Snip on Vale Rd"),
+               _item(3, "might get it moved to friday 4pm, not sure yet")]
+    assert changed_to.changes_first(results, TODAY) == results
 
