@@ -67,29 +67,15 @@ def states_a_time(text: str, today: date) -> bool:
     return bool(text) and bool(find_dates(text, today, future=False))
 
 
-def _day(when: date | datetime | str | None) -> date | None:
-    """The calendar day of a stored time (a timestamp, a date or its ISO text)."""
-    if when is None:
-        return None
-    if isinstance(when, datetime):
-        return when.date()
-    if isinstance(when, date):
-        return when
-    try:
-        return datetime.fromisoformat(str(when)).date()
-    except ValueError:
-        return None
-
-
 def weigh(scores: Mapping[str, float], event_of: Mapping[str, Hashable],
-          items: Iterable[tuple[str, str, date | datetime | str | None]], query: str,
+          items: Iterable[tuple[str, str, datetime | None]], query: str,
           today: date) -> dict[str, float]:
     """``scores`` (item → fused score) with each event lifted when it fits the question's time.
 
     ``items`` are the candidates' (id, text, time): a chunk's text and when its event happened, a
     belief's statement and when it holds from. An event fits a period the question names when one of
     its items' times falls in it, and fits a question that asks when when one of its texts holds a
-    date. Nothing changes for a question that does neither.
+    date. Nothing changes for a question that does neither, and then ``items`` is not read.
     """
     periods = asked_periods(query, today)
     when = asks_when(query)
@@ -101,7 +87,7 @@ def weigh(scores: Mapping[str, float], event_of: Mapping[str, Hashable],
         event = event_of.get(item)
         if event is None:
             continue
-        day = _day(at)
+        day = at.date() if at is not None else None
         if periods and day is not None and any(first <= day <= last for first, last in periods):
             dated.add(event)
         if when and event not in timed and states_a_time(text, today):

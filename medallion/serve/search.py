@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -148,8 +149,8 @@ def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]
     kept_back = found_by_redacted_words(found, request.query)
     scores = fusion.with_neighbours(scores, found.event_of, found.fetched.neighbours, silent=kept_back,
                                     asking=asking(found))
-    scores = in_time.weigh(scores, found.event_of, timed_items(found), request.query,
-                           (request.as_of or datetime.now(UTC)).date())
+    today = (request.as_of or datetime.now(UTC)).date()  # the moment the question is asked about
+    scores = in_time.weigh(scores, found.event_of, timed_items(found), request.query, today)
     results = serve(conn, request, found, scores, standing, kept_back)
     results.sort(key=rank_key)
     results = narrowest_first(results, request.query)
@@ -164,7 +165,7 @@ def search(conn: psycopg.Connection, request: SearchRequest, vector: list[float]
     elif request.as_of is None:  # at a past moment the ledger of then answers; about now, the newest first
         results = present.reorder(request.query, query, results, items, memo=memo)
         if cues.about_the_present(request.query):  # "bumped to P1" above "P3 - …": a change told by its new value
-            results = changed_to.changes_first(results, datetime.now(UTC).date())
+            results = changed_to.changes_first(results, today)
     results = present.requests_last(results)
     return (group_by_event(results) if request.per_event else results)[:request.k]
 
@@ -423,12 +424,15 @@ def _items(found: Candidates) -> dict[str, Any]:
     return found.fetched.items
 
 
-def timed_items(found: Candidates) -> list[tuple[str, str, Any]]:
+def timed_items(found: Candidates) -> Iterator[tuple[str, str, datetime | None]]:
     """Each candidate's text and time for ``in_time.weigh``: a chunk's text and when its event
-    happened, a belief's statement and when it holds from."""
-    chunks = [(cid, str(row[4] or ""), row[5]) for cid, row in found.chunk_rows.items()]
-    facts = [(fid, str(row[4] or ""), row[5]) for fid, row in found.fetched.facts.items() if fid in found.event_of]
-    return chunks + facts
+    happened, a belief's statement and when it holds from. Lazy: a question that says nothing of time
+    reads none of them."""
+    for cid, row in found.chunk_rows.items():
+        yield cid, str(row[4] or ""), row[5]
+    for fid, row in found.fetched.facts.items():
+        if fid in found.event_of:
+            yield fid, str(row[4] or ""), row[5]
 
 
 def asking(found: Candidates) -> set[Any]:

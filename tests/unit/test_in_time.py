@@ -70,7 +70,7 @@ EVENT_OF = {"c1": 1, "f1": 1, "c2": 2, "c3": 3}
 SCORES = {"c1": 0.30, "f1": 0.31, "c2": 0.40, "c3": 0.20}
 ITEMS = [
     ("c1", "Dropped the paperwork at the council office, finally", datetime(2023, 7, 7, 18, 0)),
-    ("f1", "Maria dropped the paperwork at the council office", "2023-07-07"),
+    ("f1", "Maria dropped the paperwork at the council office", datetime(2023, 7, 7)),
     ("c2", "The council office is always so slow with paperwork", datetime(2023, 9, 2, 9, 0)),
     ("c3", "Filed the council paperwork last Tuesday", datetime(2023, 5, 1, 9, 0)),
 ]

@@ -72,10 +72,8 @@ _NOT_ATTR = frozenset({"it", "this", "that", "he", "she", "they", "we", "i", "th
 def read_record(ctx: Context, line: str, line_start: int) -> list[FactCandidate]:
     """The record fields ``line`` files under its identifier (or, for a line whose every part is a field,
     under the name that opens it); ``[]`` when it is not such a line."""
-    bullet = _BULLET_RE.match(line)
-    m = RECORD_RE.match(line[bullet.end():] if bullet else line)
-    if m is not None and bullet is not None:
-        m = RECORD_RE.match(" " * bullet.end() + line[bullet.end():])  # offsets in the line as given
+    bullet = _BULLET_RE.match(line)  # a list item's marker read as blank: offsets stay the line's own
+    m = RECORD_RE.match(" " * bullet.end() + line[bullet.end():] if bullet else line)
     if m is None:
         named = NAMED_RE.match(line)
         parts = [p.group().strip().rstrip(".!") for p in _PART_RE.finditer(named["body"].strip())] if named else []
